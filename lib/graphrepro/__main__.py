@@ -1,0 +1,145 @@
+"""Command line: ``python -m graphrepro {list,run,book,data,verify,bench}``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import pandas as pd
+
+from graphrepro import chapters
+
+pd.set_option("display.width", 200)
+pd.set_option("display.max_colwidth", 90)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m graphrepro", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="every chapter and its parameters")
+    run = sub.add_parser("run", help="execute one chapter (or page) into the book")
+    run.add_argument("chapter")
+    run.add_argument("--profile", default="standard", help=f"one of {', '.join(chapters.PROFILES)}")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                     help="override a parameter (lists comma-separated); repeatable")
+    run.add_argument("--log-output", action="store_true", help="stream the notebook's output")
+    book = sub.add_parser("book", help="execute every page of _toc.yml, then build the HTML book")
+    book.add_argument("--profile", default="standard")
+    book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
+    sub.add_parser("data", help="every dataset: available (and where) or unavailable (and why)")
+    verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records")
+    verify.add_argument("--sample", type=int, default=3)
+    verify.add_argument("--chapter", default=None)
+    verify.add_argument("--seed", type=int, default=None, help="seed of the random choice of records")
+    verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact")
+    bench = sub.add_parser("bench", help="seconds per run and the chapter's wall time")
+    bench.add_argument("--repeats", type=int, default=2)
+    return parser
+
+
+def _list() -> int:
+    rows = []
+    for page in chapters.PAGES:
+        rows.append({"chapter": page.slug, "parameter": "profile", "type": "str", "default": "standard",
+                     "allowed": ", ".join(chapters.PROFILES), "smoke": "", "standard": "", "paper": ""})
+        for p in page.params:
+            allowed = ", ".join(map(str, p.choices)) if p.choices else (f">= {p.minimum:g}" if p.minimum is not None else "any")
+            rows.append({
+                "chapter": page.slug, "parameter": p.name, "type": p.type_name(), "default": str(p.default),
+                "allowed": allowed, **{k: str(p.profiles[k]) for k in chapters.PROFILES},
+            })
+    print("Chapters and pages:")
+    for page in chapters.PAGES:
+        print(f"  {page.slug:18s} {page.notebook:32s} {page.title}")
+    print()
+    print(pd.DataFrame(rows).to_string(index=False))
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from graphrepro import runner
+
+    page = chapters.page(args.chapter)
+    overrides = {name: page.param(name).parse(value) for name, value in args.parameter}
+    chapters.resolve(args.chapter, args.profile, **overrides)
+    out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output)
+    print(f"executed {args.chapter} ({args.profile}) -> {out}")
+    return 0
+
+
+def _book(args: argparse.Namespace) -> int:
+    from graphrepro import runner
+
+    if not args.no_execute:
+        for page in chapters.PAGES:
+            print(f"executing {page.slug} ({args.profile}) ...", flush=True)
+            runner.execute(page.slug, args.profile)
+    index = runner.build_book()
+    print(f"\nThe book is at {index}")
+    return 0
+
+
+def _data() -> int:
+    from graphrepro.data import DATASETS, dataset_status
+
+    print(pd.DataFrame([dataset_status(name) for name in DATASETS]).to_string(index=False))
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
+    from graphrepro import verify
+
+    picked = verify.sample_records(args.sample, args.chapter, args.seed)
+    if not picked:
+        print("no current records to verify")
+        return 1
+    tolerance = verify.TOLERANCE if args.tolerance is None else args.tolerance
+    results = pd.DataFrame([verify.check(r, tolerance) for r in tqdm(picked, desc="verify", unit="run")])
+    print(results.to_string(index=False))
+    bad = int((~results.ok).sum())
+    print(f"\n{len(results) - bad} of {len(results)} re-runs match their records")
+    return 1 if bad else 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import platform
+
+    import torch
+
+    from graphrepro import bench
+
+    print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
+    per_run = bench.seconds_per_run(repeats=args.repeats)
+    print("\nSeconds per training run, disease_lp link prediction (standard settings):")
+    print(per_run.round(3).to_string(index=False))
+    print("\nChapter hgcn-mlp-bug, standard profile:")
+    for k, v in bench.chapter_wall_time().items():
+        print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (2 for bad input)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            return _list()
+        if args.command == "run":
+            return _run(args)
+        if args.command == "book":
+            return _book(args)
+        if args.command == "data":
+            return _data()
+        if args.command == "verify":
+            return _verify(args)
+        return _bench(args)
+    except chapters.ParameterError as err:
+        print(f"graphrepro: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

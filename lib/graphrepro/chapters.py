@@ -1,0 +1,141 @@
+"""The manifest: every executed page of the book, its parameters, and their values under each profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PROFILES = ("smoke", "standard", "paper")
+
+
+class ParameterError(ValueError):
+    """A chapter name, parameter name or value that the manifest does not allow."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One notebook parameter: its type, what it means, allowed values, and its value under each profile."""
+
+    name: str
+    type: type
+    help: str
+    profiles: dict[str, Any]
+    choices: tuple[Any, ...] | None = None
+    many: bool = False  # a list of values, each from ``choices``
+    minimum: float | None = None
+
+    @property
+    def default(self) -> Any:
+        """The value the book is built with (the ``standard`` profile)."""
+        return self.profiles["standard"]
+
+    def type_name(self) -> str:
+        """The type as shown to users."""
+        return f"list[{self.type.__name__}]" if self.many else self.type.__name__
+
+    def parse(self, text: str) -> Any:
+        """Convert a command-line string (lists comma-separated) to this parameter's type, then check it."""
+        items = [t.strip() for t in text.split(",") if t.strip()] if self.many else [text]
+        try:
+            values = [_convert(self.type, t) for t in items]
+        except ValueError:
+            raise ParameterError(f"parameter {self.name!r} expects {self.type_name()}, got {text!r}") from None
+        return self.check(values if self.many else values[0])
+
+    def check(self, value: Any) -> Any:
+        """Return ``value`` if it has the right type and is allowed, else raise ``ParameterError``."""
+        values = value if self.many else [value]
+        if self.many and (not isinstance(value, (list, tuple)) or not value):
+            raise ParameterError(f"parameter {self.name!r} expects a non-empty {self.type_name()}, got {value!r}")
+        for v in values:
+            ok = isinstance(v, self.type) and not (self.type is int and isinstance(v, bool))
+            if self.type is float and isinstance(v, int) and not isinstance(v, bool):
+                ok = True
+            if not ok:
+                raise ParameterError(f"parameter {self.name!r} expects {self.type_name()}, got {v!r}")
+            if self.choices is not None and v not in self.choices:
+                allowed = ", ".join(map(str, self.choices))
+                raise ParameterError(f"parameter {self.name!r} does not allow {v!r}; allowed: {allowed}")
+            if self.minimum is not None and v < self.minimum:
+                raise ParameterError(f"parameter {self.name!r} must be at least {self.minimum}, got {v!r}")
+        return list(value) if self.many else value
+
+
+def _convert(kind: type, text: str) -> Any:
+    if kind is bool:
+        if text.lower() in ("1", "true", "yes"):
+            return True
+        if text.lower() in ("0", "false", "no"):
+            return False
+        raise ValueError(text)
+    return kind(text)
+
+
+def _same(value: Any) -> dict[str, Any]:
+    return dict.fromkeys(PROFILES, value)
+
+
+DEVICE = Param("device", str, "where to train: auto takes CUDA when present", _same("auto"), ("auto", "cpu", "cuda"))
+
+
+@dataclass(frozen=True)
+class Page:
+    """An executed page: a jupytext notebook under ``notebooks/`` and the parameters it takes."""
+
+    slug: str
+    notebook: str
+    title: str
+    params: tuple[Param, ...] = field(default_factory=tuple)
+    chapter: bool = True  # False for the book's computed pages (verdicts, reproducibility)
+
+    def param(self, name: str) -> Param:
+        """The parameter called ``name``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise ParameterError(
+            f"page {self.slug!r} has no parameter {name!r}; its parameters: profile, "
+            + ", ".join(p.name for p in self.params)
+        )
+
+
+HGCN_TASKS = ("disease_lp/lp", "airport/lp", "airport/nc")
+
+PAGES: tuple[Page, ...] = (
+    Page(
+        "hgcn-mlp-bug",
+        "notebooks/01_hgcn_mlp_bug.py",
+        "Shedding light on hyperbolic graph learning",
+        (
+            DEVICE,
+            Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1),
+            Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1),
+            Param("tasks", str, "dataset/task pairs of Table 1", _same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
+            Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", _same(2.0), minimum=0),
+        ),
+    ),
+    Page("verdicts", "notebooks/verdicts.py", "Verdicts", chapter=False),
+    Page("reproducibility", "notebooks/reproducibility.py", "Reproducibility", chapter=False),
+)
+
+
+def page(slug: str) -> Page:
+    """The page called ``slug``; an unknown name lists the known ones."""
+    for p in PAGES:
+        if p.slug == slug:
+            return p
+    raise ParameterError(f"unknown chapter {slug!r}; chapters: {', '.join(p.slug for p in PAGES)}")
+
+
+def resolve(slug: str, profile: str = "standard", **overrides: Any) -> dict[str, Any]:
+    """Every parameter of a page: the profile's values, overridden by those given (None means 'the profile's')."""
+    if profile not in PROFILES:
+        raise ParameterError(f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    target = page(slug)
+    values: dict[str, Any] = {"profile": profile}
+    for name in overrides:
+        target.param(name)  # unknown names raise
+    for p in target.params:
+        given = overrides.get(p.name)
+        values[p.name] = p.check(p.profiles[profile] if given is None else given)
+    return values

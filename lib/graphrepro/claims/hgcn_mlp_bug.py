@@ -1,0 +1,185 @@
+"""Chapter 1: Katsman & Gilbert, "Shedding Light on Problems with Hyperbolic Graph Learning", Table 1."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from graphrepro import chapters, report, store
+from graphrepro.experiments import hgcn
+from graphrepro.grid import run_grid
+from graphrepro.report import claim_row, fmt, mean_std, verdict
+
+CHAPTER = "hgcn-mlp-bug"
+EXPERIMENT = hgcn.EXPERIMENT.name
+SOURCE = "Katsman & Gilbert, Table 1 (MLP rows); Chami et al. 2019, Table 3 (GCN and HGCN rows)"
+
+# (model, variant) -> task -> (mean, std), test ROC AUC (LP) or F1 (NC), in percent.
+PAPER: dict[tuple[str, str], dict[str, tuple[float, float]]] = {
+    ("MLP", "original"): {"disease_lp/lp": (72.6, 0.6), "airport/lp": (89.8, 0.5), "airport/nc": (68.6, 0.6)},
+    ("MLP", "debugged"): {"disease_lp/lp": (98.7, 0.2), "airport/lp": (96.4, 0.1), "airport/nc": (95.9, 0.8)},
+    ("GCN", "original"): {"disease_lp/lp": (64.7, 0.5), "airport/lp": (89.3, 0.4), "airport/nc": (81.4, 0.6)},
+    ("HGCN", "none"): {"disease_lp/lp": (90.8, 0.3), "airport/lp": (96.4, 0.1), "airport/nc": (90.6, 0.2)},
+}
+ROWS = (("MLP", "original"), ("MLP", "debugged"), ("GCN", "original"), ("GCN", "debugged"), ("HGCN", "none"))
+TASK_LABELS = {"disease_lp/lp": "Disease LP", "airport/lp": "Airport LP", "airport/nc": "Airport NC"}
+METRIC = {"lp": "roc", "nc": "f1"}
+
+# Settings shared by every model in Table 1's first slice: HGCN's README settings (dim 16, 2 layers,
+# lr 0.01, ReLU, no dropout or weight decay); disease LP without feature normalisation and airport
+# with a trainable curvature for HGCN, as in the README's commands.
+TASK_SETTINGS: dict[str, dict[str, Any]] = {
+    "disease_lp/lp": {"normalize_feats": False, "c": 1.0},
+    "airport/lp": {"normalize_feats": True, "c": None},
+    "airport/nc": {"normalize_feats": True, "c": None},
+}
+
+
+def run_variant(model: str, variant: str, task: str) -> str:
+    """The variant a table row trains: the ball projection exists only in Euclidean link prediction."""
+    return variant if task.endswith("/lp") and model != "HGCN" else "none"
+
+
+def table1_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run behind the first slice of Table 1, one per (row, task, seed), without duplicates."""
+    configs, seen = [], set()
+    for task in params["tasks"]:
+        dataset, kind = task.split("/")
+        for model, variant in ROWS:
+            for seed in range(params["seeds"]):
+                config = hgcn.make_config(
+                    dataset, kind, model, seed, run_variant(model, variant, task),
+                    max_epochs=params["max_epochs"], **TASK_SETTINGS[task],
+                )
+                key = store.config_key(EXPERIMENT, hgcn.EXPERIMENT.version, config)
+                if key not in seen:
+                    seen.add(key)
+                    configs.append(config)
+    return configs
+
+
+def run_table1(params: dict[str, Any]) -> pd.DataFrame:
+    """Train what is missing and return the records of Table 1's first slice."""
+    return run_grid(CHAPTER, EXPERIMENT, table1_configs(params), params["device"], desc="Table 1")
+
+
+def _cell(runs: pd.DataFrame, model: str, variant: str, task: str) -> tuple[float, float, int]:
+    dataset, kind = task.split("/")
+    if runs.empty:
+        return math.nan, math.nan, 0
+    mask = (runs.dataset == dataset) & (runs.task == kind) & (runs.model == model)
+    mask &= runs.variant == run_variant(model, variant, task)
+    return mean_std(runs.loc[mask, f"test_{METRIC[kind]}"])
+
+
+def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Paper and ours side by side with a verdict per cell (long format: one row per model and task)."""
+    rows = []
+    for model, variant in ROWS:
+        for task in params["tasks"]:
+            ours, ours_std, n = _cell(runs, model, variant, task)
+            paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
+            rows.append({
+                "model": row_label(model, variant),
+                "task": TASK_LABELS[task],
+                "paper": fmt(paper, paper_std),
+                "ours": fmt(ours, ours_std),
+                "seeds": n,
+                "verdict": verdict(ours, paper, params["tolerance"]),
+                "paper_mean": paper,
+                "ours_mean": ours,
+                "ours_std": ours_std,
+            })
+    return pd.DataFrame(rows)
+
+
+def table1_wide(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 as the paper lays it out: a row per model, (paper, ours, verdict) per task."""
+    wide = long.pivot(index="model", columns="task", values=["paper", "ours", "verdict"])
+    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
+    order = [c for t in long.task.unique() for c in [(t, "paper"), (t, "ours"), (t, "verdict")]]
+    return wide.reindex(columns=order, index=long.model.unique())
+
+
+def table1_figure(long: pd.DataFrame) -> plt.Figure:
+    """Ours (mean ± std over seeds) against the paper's numbers, per task."""
+    tasks = list(long.task.unique())
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), sharey=False, squeeze=False)
+    for ax, task in zip(axes[0], tasks):
+        part = long[long.task == task]
+        y = range(len(part))
+        ax.errorbar(part.ours_mean, y, xerr=part.ours_std, fmt="o", label="ours", color=sns.color_palette()[0])
+        ax.scatter(part.paper_mean, y, marker="x", s=60, label="paper", color=sns.color_palette()[3], zorder=3)
+        ax.set_yticks(list(y), part.model)
+        ax.invert_yaxis()
+        ax.set_title(task)
+        ax.set_xlabel("test ROC AUC (%)" if task.endswith("LP") else "test F1 (%)")
+    axes[0][0].legend(loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def _mean(long: pd.DataFrame, model: str, task: str) -> float:
+    match = long[(long.model == model) & (long.task == task)]
+    return float(match.ours_mean.iloc[0]) if len(match) else math.nan
+
+
+def claim_verdicts(profile: str, runs: pd.DataFrame | None = None) -> list[dict[str, str]]:
+    """The chapter's claims, decided from the records of ``profile``'s grid (nothing is trained here)."""
+    params = chapters.resolve(CHAPTER, profile)
+    if runs is None:
+        wanted = {store.config_key(EXPERIMENT, hgcn.EXPERIMENT.version, c) for c in table1_configs(params)}
+        runs = store.load(CHAPTER)
+        runs = runs[runs.key.isin(wanted)] if not runs.empty else runs
+    long = table1(runs, params)
+    tol = params["tolerance"]
+    rows = []
+    lp_tasks = [TASK_LABELS[t] for t in params["tasks"] if t.endswith("/lp")]
+    for task in lp_tasks:
+        fixed, buggy = _mean(long, "MLP (debugged)", task), _mean(long, "MLP (original)", task)
+        hyper = _mean(long, "HGCN", task)
+        known = not any(math.isnan(v) for v in (fixed, buggy, hyper))
+        rows.append(claim_row(
+            CHAPTER, f"{task}: removing the unit-ball projection lifts the MLP by more than {tol:g} points",
+            (fixed - buggy > tol) if known else None, f"MLP {buggy:.1f} → {fixed:.1f}",
+        ))
+        rows.append(claim_row(
+            CHAPTER, f"{task}: the debugged, feature-only MLP matches or beats HGCN (within {tol:g} points)",
+            (fixed >= hyper - tol) if known else None, f"MLP {fixed:.1f} vs HGCN {hyper:.1f}",
+        ))
+    return rows
+
+
+def row_label(model: str, variant: str) -> str:
+    """How a (model, variant) row is named in tables."""
+    return model if variant == "none" else f"{model} ({variant})"
+
+
+def paper_table(params: dict[str, Any]) -> pd.DataFrame:
+    """Table 1's published numbers for the tasks of this run."""
+    named = {row_label(*row): cells for row, cells in PAPER.items()}
+    table = report.paper_table(named, list(params["tasks"]))
+    return table.rename(columns=TASK_LABELS)
+
+
+def finding_numbers(long: pd.DataFrame) -> list[dict[str, str]]:
+    """The numbers the findings quote, as glue keys and 'mean ± std' text ('not run' where absent)."""
+    wanted = {
+        "mlp_original_disease_lp": ("MLP (original)", "Disease LP"),
+        "mlp_debugged_disease_lp": ("MLP (debugged)", "Disease LP"),
+        "hgcn_disease_lp": ("HGCN", "Disease LP"),
+        "mlp_original_airport_lp": ("MLP (original)", "Airport LP"),
+        "mlp_debugged_airport_lp": ("MLP (debugged)", "Airport LP"),
+        "hgcn_airport_lp": ("HGCN", "Airport LP"),
+        "mlp_airport_nc": ("MLP (original)", "Airport NC"),
+    }
+    rows = []
+    for key, (model, task) in wanted.items():
+        match = long[(long.model == model) & (long.task == task)]
+        value = match.ours.iloc[0] if len(match) and match.ours_mean.notna().iloc[0] else "not run"
+        rows.append({"key": key, "value": value})
+    return rows

@@ -1,0 +1,114 @@
+"""Encoders and task models with HGCN's layer counting and decoders (Fermi-Dirac for links, linear for nodes)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from graphrepro.models import poincare
+from graphrepro.models.euclidean import Dense, GraphConv
+
+EUCLIDEAN = {"MLP": Dense, "GCN": GraphConv}
+HYPERBOLIC = {"HNN": False, "HGCN": True}  # whether the layer aggregates over neighbours
+MODELS = (*EUCLIDEAN, *HYPERBOLIC)
+
+
+def layer_dims(in_dim: int, dim: int, num_layers: int, task: str) -> list[int]:
+    """HGCN's ``get_dim_act``: num_layers - 1 encoder layers, plus one more (activated) for link prediction."""
+    dims = [in_dim] + [dim] * (num_layers - 1)
+    return dims + [dim] if task == "lp" else dims
+
+
+class Encoder(nn.Module):
+    """A stack of layers; hyperbolic encoders first map the features onto the ball."""
+
+    def __init__(self, layers: list[nn.Module], c_in: torch.Tensor | None, c_out: torch.Tensor | None) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.c_in, self.c = c_in, c_out  # None for Euclidean encoders
+
+    @property
+    def hyperbolic(self) -> bool:
+        """True for encoders whose output lies on a Poincaré ball."""
+        return self.c is not None
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        """Node embeddings (points on the ball for hyperbolic encoders)."""
+        if self.hyperbolic:
+            x = poincare.to_ball(x, self.c_in)
+        for layer in self.layers:
+            x = layer(x, adj)
+        return x
+
+
+def build_encoder(
+    model: str, in_dim: int, dim: int, num_layers: int, task: str,
+    act: str, dropout: float, bias: bool, c: float | None = 1.0,
+) -> Encoder:
+    """The encoder of ``model`` (MLP, GCN, HNN or HGCN) with HGCN's dimensions and curvatures."""
+    dims = layer_dims(in_dim, dim, num_layers, task)
+    pairs = list(zip(dims[:-1], dims[1:]))
+    if model in EUCLIDEAN:
+        return Encoder([EUCLIDEAN[model](i, o, dropout, act, bias) for i, o in pairs], None, None)
+    if model not in HYPERBOLIC:
+        raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
+    model_c = poincare.curvature(c)
+    if HYPERBOLIC[model]:  # HGCN: one curvature per layer, the model's own last
+        curvatures = [poincare.curvature(c) for _ in pairs] + [model_c]
+    else:  # HNN: one curvature throughout
+        curvatures = [model_c] * (len(pairs) + 1)
+    layers = [
+        poincare.HypLayer(i, o, curvatures[n], curvatures[n + 1], dropout, act, bias, HYPERBOLIC[model])
+        for n, (i, o) in enumerate(pairs)
+    ]
+    return Encoder(layers, curvatures[0], model_c)
+
+
+def fermi_dirac(sqdist: torch.Tensor, r: float = 2.0, t: float = 1.0, clamp: float | None = None) -> torch.Tensor:
+    """Edge probability 1 / (exp((d - r) / t) + 1); ``clamp`` caps the exponent (the debugged decoder uses 20)."""
+    z = (sqdist - r) / t
+    if clamp is not None:
+        z = z.clamp_max(clamp)
+    return 1.0 / (torch.exp(z) + 1.0)
+
+
+class LinkPredictor(nn.Module):
+    """Encoder + Fermi-Dirac decoder; Euclidean embeddings optionally projected onto the unit ball (the bug)."""
+
+    def __init__(self, encoder: Encoder, ball_projection: bool, fd_clamp: float | None, r: float = 2.0, t: float = 1.0) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.ball_projection, self.fd_clamp, self.r, self.t = ball_projection, fd_clamp, r, t
+
+    def embed(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        """Node embeddings as the decoder sees them."""
+        h = self.encoder(x, adj)
+        if not self.encoder.hyperbolic and self.ball_projection:
+            h = torch.renorm(h, p=2, dim=0, maxnorm=1.0)  # HGCN's Euclidean.normalize, out of place
+        return h
+
+    def score(self, h: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        """Probabilities that the node pairs (rows of ``pairs``) are edges."""
+        a, b = h[pairs[:, 0]], h[pairs[:, 1]]
+        if self.encoder.hyperbolic:
+            d = poincare.sqdist(a, b, self.encoder.c)
+        else:
+            d = (a - b).pow(2).sum(-1)
+        return fermi_dirac(d, self.r, self.t, self.fd_clamp)
+
+
+class NodeClassifier(nn.Module):
+    """Encoder + HGCN's decoder: a GCN layer for GCN, else a linear layer on tangent-space embeddings."""
+
+    def __init__(self, encoder: Encoder, model: str, dim: int, n_classes: int, dropout: float, bias: bool) -> None:
+        super().__init__()
+        self.encoder = encoder
+        decoder = GraphConv if model == "GCN" else Dense
+        self.decoder = decoder(dim, n_classes, dropout, "none", bias)
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        """Class logits for every node."""
+        h = self.encoder(x, adj)
+        if self.encoder.hyperbolic:
+            h = poincare.to_tangent(h, self.encoder.c)
+        return self.decoder(h, adj)

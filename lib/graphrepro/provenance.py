@@ -1,0 +1,54 @@
+"""Tables for the reproducibility page: this build's environment, the runs' environments, the data files."""
+
+from __future__ import annotations
+
+import platform
+
+import pandas as pd
+import torch
+
+from graphrepro import chapters, store
+from graphrepro.data.registry import DATASETS, ChecksumMismatch, DataUnavailable, resolve
+from graphrepro.environment import git_commit, package_versions
+
+
+def build_environment() -> pd.DataFrame:
+    """Python, packages, machine and commit of the process building the book."""
+    facts = {
+        "python": platform.python_version(),
+        **package_versions(),
+        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads",
+        "CUDA available": str(torch.cuda.is_available()),
+        "git commit": git_commit(),
+    }
+    return pd.DataFrame({"value": facts})
+
+
+def run_environments() -> pd.DataFrame:
+    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts."""
+    rows = []
+    for page in chapters.PAGES:
+        for r in store.records(page.slug) if page.chapter else []:
+            if store.is_current(r):
+                packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
+                rows.append({
+                    "chapter": page.slug, "device": r.get("device"), "hardware": r.get("hardware"),
+                    "packages": packages, "git commit": str(r.get("git_commit", ""))[:12],
+                })
+    if not rows:
+        return pd.DataFrame({"note": ["no records yet"]})
+    frame = pd.DataFrame(rows)
+    return frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index()
+
+
+def data_files() -> pd.DataFrame:
+    """Every registered file: dataset, path, pinned checksum, and where it was found (or why not)."""
+    rows = []
+    for name, spec in DATASETS.items():
+        for f in spec.files:
+            try:
+                found = str(resolve(f, allow_download=False).parent)
+            except (DataUnavailable, ChecksumMismatch) as err:
+                found = f"unavailable: {f.missing}" if f.missing else str(err).splitlines()[0]
+            rows.append({"dataset": name, "file": f.path, "checksum": f.checksum_label(), "found in": found})
+    return pd.DataFrame(rows)

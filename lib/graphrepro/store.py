@@ -1,0 +1,95 @@
+"""The run store: one small JSON record per training run under ``results/<chapter>/``, written atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from graphrepro import paths
+
+
+def config_key(experiment: str, version: int, config: dict[str, Any]) -> str:
+    """A stable key for a run: the hash of its canonical config and its experiment's name and version."""
+    canonical = json.dumps({"experiment": experiment, "version": version, "config": config}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+def record_path(chapter: str, key: str, root: Path | None = None) -> Path:
+    """Where the record with ``key`` lives."""
+    return (paths.results_dir() if root is None else root) / chapter / f"{key}.json"
+
+
+def write_record(chapter: str, record: dict[str, Any], root: Path | None = None) -> Path:
+    """Write a record atomically (temporary file, fsync, rename): a crash leaves the old state or the new."""
+    path = record_path(chapter, record["key"], root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(record, sort_keys=True, indent=1) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """Read one record; a damaged file raises ``ValueError`` naming it."""
+    try:
+        record = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"damaged run record {path}: {err}; delete it to re-run that config") from None
+    missing = {"key", "experiment", "version", "config", "metrics"} - set(record)
+    if missing:
+        raise ValueError(f"run record {path} lacks {sorted(missing)}; delete it to re-run that config")
+    return record
+
+
+def records(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
+    """Every record of a chapter, current or stale, sorted by key."""
+    folder = (paths.results_dir() if root is None else root) / chapter
+    return [read_record(p) for p in sorted(folder.glob("*.json"))]
+
+
+def is_current(record: dict[str, Any]) -> bool:
+    """True when the record's experiment still exists at the record's version."""
+    from graphrepro.experiments import registry
+
+    experiment = registry().get(record["experiment"])
+    return experiment is not None and experiment.version == record["version"]
+
+
+def stale(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
+    """Records made by an older version of their experiment (ignored by ``load``)."""
+    return [r for r in records(chapter, root) if not is_current(r)]
+
+
+def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per run: config fields as columns, then ``val_*``/``test_*`` metrics and run facts."""
+    rows = [
+        {
+            **r["config"],
+            **r["metrics"],
+            "key": r["key"],
+            "experiment": r["experiment"],
+            "wall_s": r.get("wall_s"),
+            "device": r.get("device"),
+        }
+        for r in recs
+    ]
+    return pd.DataFrame(rows)
+
+
+def load(chapter: str, root: Path | None = None) -> pd.DataFrame:
+    """The chapter's current records as one DataFrame (stale records left out)."""
+    return to_frame([r for r in records(chapter, root) if is_current(r)])
