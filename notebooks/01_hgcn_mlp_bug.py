@@ -31,6 +31,9 @@ max_epochs = None
 tasks = None
 tolerance = None
 
+# %% [markdown]
+# **Parameters of this run**
+
 # %% tags=["remove-input"]
 import warnings
 
@@ -51,9 +54,8 @@ glue("tolerance", f"{params['tolerance']:g}", display=False)
 report.parameters_table(params)
 
 # %% [markdown]
-# *Parameters of this run* (above): the profile is {glue:text}`profile`; every cell below averages
-# {glue:text}`seeds` seed(s). Re-run the page with other values, for example
-# `python -m graphrepro run hgcn-mlp-bug -p seeds 10`.
+# The profile is {glue:text}`profile`; every cell below averages {glue:text}`seeds` seed(s). Re-run the
+# page with other values, for example `python -m graphrepro run hgcn-mlp-bug -p seeds 10`.
 #
 # ## What the paper reports
 #
@@ -99,7 +101,7 @@ runs = ch1.run_table1(params)
 
 # %% tags=["remove-input"]
 long = ch1.table1(runs, params)
-ch1.table1_wide(long)
+ch1.table1_display(long)
 
 # %% tags=["remove-input"]
 fig = ch1.table1_figure(long)

@@ -23,6 +23,9 @@
 # %% tags=["parameters"]
 profile = "standard"
 
+# %% [markdown]
+# **Parameters of this run**
+
 # %% tags=["remove-input"]
 from graphrepro import chapters, provenance, report
 

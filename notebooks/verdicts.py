@@ -22,6 +22,9 @@
 # %% tags=["parameters"]
 profile = "standard"
 
+# %% [markdown]
+# **Parameters of this run**
+
 # %% tags=["remove-input"]
 from graphrepro import chapters, report
 from graphrepro.claims import all_verdicts

@@ -49,6 +49,7 @@ class FitResult:
     test: dict[str, float]
     best_epoch: int
     epochs_run: int
+    diverged: bool = False
 
 
 def fit(
@@ -57,11 +58,19 @@ def fit(
     score: Callable[[dict[str, float]], float],
     stopping: Stopping,
 ) -> FitResult:
-    """Train epoch by epoch; test metrics are taken at the epoch whose validation score is best."""
-    best_score, best, counter = -np.inf, None, 0
+    """Train epoch by epoch; test metrics are taken at the epoch whose validation score is best.
+
+    A step that raises ``FloatingPointError`` (a non-finite loss) ends training: the run keeps its
+    best epoch so far and is marked as diverged.
+    """
+    best_score, best, counter, diverged = -np.inf, None, 0, False
     epoch = 0
     for epoch in range(stopping.max_epochs):
-        step()
+        try:
+            step()
+        except FloatingPointError:
+            diverged = True
+            break
         val, test_now = evaluate()
         if score(val) > best_score:
             best_score, best, counter = score(val), (val, test_now(), epoch), 0
@@ -69,5 +78,7 @@ def fit(
             counter += 1
             if counter == stopping.patience and epoch > stopping.min_epochs:
                 break
+    if best is None:
+        return FitResult({}, {}, -1, epoch + 1, diverged)
     val, test, best_epoch = best
-    return FitResult(val, test, best_epoch, epoch + 1)
+    return FitResult(val, test, best_epoch, epoch + 1, diverged)

@@ -33,8 +33,13 @@ def check(record: dict[str, Any], tolerance: float = TOLERANCE) -> dict[str, Any
     """Re-train one record's config on the CPU and compare every metric."""
     experiment = experiments.get(record["experiment"])
     config = record["config"]
-    fresh = run_one(experiment, config, experiment.prepare(config), device="cpu")["metrics"]
-    exact = exact_expected(record)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(int(record.get("threads") or threads))  # same reduction order as the record
+    try:
+        exact = exact_expected(record)
+        fresh = run_one(experiment, config, experiment.prepare(config), device="cpu")["metrics"]
+    finally:
+        torch.set_num_threads(threads)
     worst = max(abs(float(fresh[k]) - float(v)) for k, v in record["metrics"].items())
     ok = worst == 0 if exact else worst <= tolerance
     return {

@@ -97,12 +97,9 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table1_wide(long: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 as the paper lays it out: a row per model, (paper, ours, verdict) per task."""
-    wide = long.pivot(index="model", columns="task", values=["paper", "ours", "verdict"])
-    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
-    order = [c for t in long.task.unique() for c in [(t, "paper"), (t, "ours"), (t, "verdict")]]
-    return wide.reindex(columns=order, index=long.model.unique())
+def table1_display(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 for the page: a row per task and model with the paper's cell, ours, and the verdict."""
+    return long.set_index(["task", "model"])[["paper", "ours", "seeds", "verdict"]]
 
 
 def table1_figure(long: pd.DataFrame) -> plt.Figure:

@@ -44,7 +44,9 @@ class RemoteFile:
         """The checksum as shown in messages and on the reproducibility page."""
         if self.sha256:
             return f"sha256 {self.sha256}"
-        return f"git blob sha1 {self.git_blob_sha1}"
+        if self.git_blob_sha1:
+            return f"git blob sha1 {self.git_blob_sha1}"
+        return "no checksum pinned (upstream file never seen)"
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,8 @@ def verify(path: Path, spec: RemoteFile) -> Path:
     """Return ``path`` if its bytes match the pinned checksum, else raise ``ChecksumMismatch``."""
     if spec.sha256:
         expected, got = spec.sha256, file_digest(path, "sha256")
+    elif not spec.git_blob_sha1:
+        raise ChecksumMismatch(f"{path} has no pinned checksum in the registry and is refused; pin its sha256 first")
     else:
         expected, got = spec.git_blob_sha1, file_digest(path, "git-blob")
     if got != expected:

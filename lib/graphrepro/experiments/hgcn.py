@@ -88,8 +88,10 @@ def _fit_lp(data: Data, config: dict[str, Any], stopping: Stopping) -> FitResult
         opt.zero_grad()
         h = model.embed(data.x, data.adj)
         neg = pool[torch.randint(len(pool), (n_train,), device=pool.device)]
-        loss = F.binary_cross_entropy(model.score(h, data.train_pos), ones)
-        loss = loss + F.binary_cross_entropy(model.score(h, neg), zeros)
+        pos_p, neg_p = model.score(h, data.train_pos), model.score(h, neg)
+        if not (torch.isfinite(pos_p).all() and torch.isfinite(neg_p).all()):
+            raise FloatingPointError("non-finite edge probabilities")
+        loss = F.binary_cross_entropy(pos_p, ones) + F.binary_cross_entropy(neg_p, zeros)
         loss.backward()
         opt.step()
         return loss.item()
@@ -121,6 +123,8 @@ def _fit_nc(data: Data, config: dict[str, Any], stopping: Stopping) -> FitResult
         opt.zero_grad()
         logp = F.log_softmax(model(data.x, data.adj)[data.train_idx], dim=1)
         loss = F.nll_loss(logp, data.y[data.train_idx])
+        if not torch.isfinite(loss):
+            raise FloatingPointError("non-finite loss")
         loss.backward()
         opt.step()
         return loss.item()
@@ -151,6 +155,7 @@ def train(data: Data, config: dict[str, Any], device: torch.device) -> dict[str,
         **{f"test_{k}": v for k, v in result.test.items()},
         "best_epoch": result.best_epoch,
         "epochs_run": result.epochs_run,
+        "diverged": result.diverged,
     }
 
 

@@ -1,0 +1,14 @@
+"""Shared fixtures: an isolated run store and data cache for every test."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_store(tmp_path, monkeypatch):
+    """Each test writes records and cache files under its own temporary folder, never into results/."""
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("GRAPHREPRO_PROGRESS", "0")
+    return tmp_path / "results"

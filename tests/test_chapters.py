@@ -1,0 +1,86 @@
+"""The manifest against _toc.yml and the notebooks; parameter validation before anything runs."""
+
+from __future__ import annotations
+
+import ast
+
+import jupytext
+import pytest
+import yaml
+
+from graphrepro import chapters, paths
+from graphrepro.__main__ import main
+
+
+def _parameters_cell(notebook: str) -> dict:
+    nb = jupytext.read(paths.REPO_ROOT / notebook)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{notebook} needs exactly one cell tagged 'parameters'"
+    tree = ast.parse(cells[0].source)
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body}
+
+
+def test_toc_lists_every_page_in_order():
+    toc = yaml.safe_load((paths.REPO_ROOT / "_toc.yml").read_text())
+    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    assert files == [f"book/executed/{p.slug}" for p in chapters.PAGES]
+
+
+@pytest.mark.parametrize("page", chapters.PAGES, ids=lambda p: p.slug)
+def test_notebook_parameters_match_manifest(page):
+    cell = _parameters_cell(page.notebook)
+    assert list(cell) == ["profile", *[p.name for p in page.params]]
+    assert cell["profile"] == "standard"
+    assert all(v is None for k, v in cell.items() if k != "profile"), "other parameters default to the profile's"
+
+
+@pytest.mark.parametrize("page", chapters.PAGES, ids=lambda p: p.slug)
+def test_every_profile_resolves(page):
+    for profile in chapters.PROFILES:
+        values = chapters.resolve(page.slug, profile)
+        assert set(values) == {"profile", *[p.name for p in page.params]}
+
+
+def test_overrides_are_checked():
+    assert chapters.resolve("hgcn-mlp-bug", "smoke", seeds=3)["seeds"] == 3
+    with pytest.raises(chapters.ParameterError, match="expects int"):
+        chapters.resolve("hgcn-mlp-bug", "smoke", seeds="3")
+    with pytest.raises(chapters.ParameterError, match="at least 1"):
+        chapters.resolve("hgcn-mlp-bug", "smoke", seeds=0)
+    with pytest.raises(chapters.ParameterError, match="allowed: disease_lp/lp"):
+        chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["cora/lp"])
+    with pytest.raises(chapters.ParameterError, match="profiles: smoke, standard, paper"):
+        chapters.resolve("hgcn-mlp-bug", "fast")
+
+
+def test_command_line_values_are_parsed():
+    page = chapters.page("hgcn-mlp-bug")
+    assert page.param("seeds").parse("10") == 10
+    assert page.param("tasks").parse("airport/lp, airport/nc") == ["airport/lp", "airport/nc"]
+    assert page.param("tolerance").parse("1.5") == 1.5
+    with pytest.raises(chapters.ParameterError, match="expects float"):
+        page.param("tolerance").parse("wide")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "no-such-chapter"], "unknown chapter 'no-such-chapter'; chapters: hgcn-mlp-bug"),
+        (["run", "hgcn-mlp-bug", "-p", "epochs", "3"], "has no parameter 'epochs'; its parameters: profile, device, seeds"),
+        (["run", "hgcn-mlp-bug", "-p", "seeds", "ten"], "parameter 'seeds' expects int, got 'ten'"),
+        (["run", "hgcn-mlp-bug", "-p", "device", "tpu"], "allowed: auto, cpu, cuda"),
+        (["run", "hgcn-mlp-bug", "--profile", "huge"], "unknown profile 'huge'"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path / "executed"))
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "executed").exists() and not (tmp_path / "results").exists()
+
+
+def test_list_shows_parameters_and_profiles(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for needle in ("hgcn-mlp-bug", "seeds", "int", ">= 1", "max_epochs", "auto, cpu, cuda", "smoke", "paper"):
+        assert needle in out

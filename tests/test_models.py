@@ -1,0 +1,85 @@
+"""Models: our layers against PyG's, the bug's probability floor, points staying on the ball."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from geoopt import PoincareBall
+from torch_geometric.nn import SimpleConv
+from torch_geometric.utils import add_self_loops, to_torch_coo_tensor
+
+from graphrepro.models import LinkPredictor, build_encoder
+from graphrepro.models.euclidean import GraphConv
+from graphrepro.models.hgcn import fermi_dirac, layer_dims
+
+
+def _graph(n=30, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    edges = torch.randint(0, n, (2, 80), generator=gen)
+    edge_index = torch.cat([edges, edges.flip(0)], 1).unique(dim=1)
+    edge_index = edge_index[:, edge_index[0] != edge_index[1]]
+    looped, _ = add_self_loops(edge_index, num_nodes=n)
+    adj = to_torch_coo_tensor(looped, size=(n, n)).coalesce()
+    deg = torch.sparse.sum(adj, 1).to_dense()
+    norm = torch.sparse_coo_tensor(adj.indices(), adj.values() / deg[adj.indices()[0]], (n, n)).coalesce()
+    return edge_index, norm, torch.randn(n, 5, generator=gen)
+
+
+def test_graph_conv_equals_pyg_mean_aggregation():
+    """HGCN's D^-1 (A + I) propagation is PyG's mean aggregation over neighbours and self."""
+    edge_index, adj, x = _graph()
+    layer = GraphConv(5, 4, dropout=0.0, act="none", bias=True).eval()
+    pyg = SimpleConv(aggr="mean", combine_root="self_loop")
+    expected = pyg(layer.linear(x), edge_index)
+    torch.testing.assert_close(layer(x, adj), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_layer_counting_follows_hgcn():
+    assert layer_dims(11, 16, 2, "lp") == [11, 16, 16]  # two activated encoder layers
+    assert layer_dims(11, 16, 2, "nc") == [11, 16]  # one encoder layer; the decoder adds the second
+
+
+def test_ball_projection_floors_negative_probabilities():
+    """With embeddings in the unit ball, no pair scores below 1/(1+e^2): the bug under study."""
+    torch.manual_seed(0)
+    _, adj, x = _graph()
+    x = x * 50
+    pairs = torch.randint(0, 30, (200, 2))
+    for projection, clamp in [(True, None), (False, 20.0)]:
+        model = LinkPredictor(build_encoder("MLP", 5, 16, 2, "lp", "relu", 0.0, True), projection, clamp).eval()
+        p = model.score(model.embed(x, adj), pairs)
+        if projection:
+            assert p.min() >= 1 / (1 + math.exp(2)) - 1e-6 and p.max() <= 1 / (1 + math.exp(-2)) + 1e-6
+            assert model.embed(x, adj).norm(dim=1).max() <= 1 + 1e-5
+        else:
+            assert p.min() < 0.01
+
+
+def test_fermi_dirac_clamp_keeps_far_pairs_finite():
+    d = torch.tensor([0.0, 2.0, 1e4])
+    assert torch.isnan(fermi_dirac(d) * 0).sum() == 0
+    torch.testing.assert_close(fermi_dirac(d, clamp=20.0), torch.tensor([1 / (1 + math.exp(-2)), 0.5, 1 / (1 + math.exp(20))]))
+
+
+@pytest.mark.parametrize("model, c", [("HGCN", 1.0), ("HGCN", None), ("HNN", 0.5)])
+def test_hyperbolic_embeddings_stay_in_the_ball(model, c):
+    torch.manual_seed(0)
+    _, adj, x = _graph()
+    encoder = build_encoder(model, 5, 16, 2, "lp", "relu", 0.0, True, c)
+    h = encoder(x * 10, adj)
+    radius = 1 / math.sqrt(float(encoder.c))
+    assert h.norm(dim=1).max() < radius
+    trainable = [p for p in encoder.parameters() if p.numel() == 1 and p.requires_grad]
+    assert len(trainable) == (3 if (model == "HGCN" and c is None) else 0)  # per-layer + model curvature
+
+
+def test_hyperbolic_distance_matches_geoopt_manifold():
+    torch.manual_seed(1)
+    ball = PoincareBall(c=1.0)
+    a, b = ball.random_normal(10, 4, std=0.3), ball.random_normal(10, 4, std=0.3)
+    model = LinkPredictor(build_encoder("HGCN", 5, 4, 2, "lp", "relu", 0.0, True, 1.0), False, None)
+    pairs = torch.stack([torch.arange(10), torch.arange(10, 20)], 1)
+    expected = fermi_dirac(ball.dist(a, b) ** 2)
+    torch.testing.assert_close(model.score(torch.cat([a, b]), pairs), expected, rtol=1e-5, atol=1e-6)
