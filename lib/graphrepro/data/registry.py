@@ -20,6 +20,10 @@ LRGB = (
     "/datasets/peptides-functional"
 )
 CONVE = "https://raw.githubusercontent.com/TimDettmers/ConvE"
+WIKIVITALS = (
+    "https://raw.githubusercontent.com/ToineSayan/wikivitals-lvl5-04-2022/e88115f6bfe211c9bfae4c291a2eff713297e07f"
+    "/dataset/txt"
+)
 
 
 class DataUnavailable(RuntimeError):
@@ -69,15 +73,15 @@ def _hgcn(rel: str, sha256: str | None = None, **kw: str) -> RemoteFile:
     return RemoteFile(f"hgcn/{rel}", f"{HGCN}/{rel}", sha256, **kw)
 
 
-def _planetoid(name: str, hashes: dict[str, str], base: str, missing: dict[str, str] | None = None):
-    missing = missing or {}
+def _planetoid(name: str, hashes: dict[str, str], base: str, missing: dict[str, str] | None = None,
+               blobs: dict[str, str] | None = None) -> tuple[RemoteFile, ...]:
     files = [
         RemoteFile(f"planetoid/ind.{name}.{ext}", f"{base}/ind.{name}.{ext}", sha)
         for ext, sha in hashes.items()
     ]
     files += [
-        RemoteFile(f"planetoid/ind.{name}.{ext}", f"{base}/ind.{name}.{ext}", missing=why)
-        for ext, why in missing.items()
+        RemoteFile(f"planetoid/ind.{name}.{ext}", f"{base}/ind.{name}.{ext}", git_blob_sha1=(blobs or {}).get(ext), missing=why)
+        for ext, why in (missing or {}).items()
     ]
     return tuple(files)
 
@@ -169,6 +173,7 @@ DATASETS: dict[str, DatasetSpec] = {
                 },
                 f"{HGCN}/pubmed",
                 missing={"allx": "the features of 18,657 nodes are in no mirror or snapshot reachable here"},
+                blobs={"allx": "3b86bccf08111c37c632a9dd8ab63db25ea76361"},
             ),
             "Namata et al. 2012; Yang et al. 2016 (Planetoid)",
         ),
@@ -201,6 +206,29 @@ DATASETS: dict[str, DatasetSpec] = {
                 ),
             ),
             "Dwivedi et al. 2022 (LRGB)",
+        ),
+        DatasetSpec(
+            "wikivitals",
+            "WikiVitals: 48,512 vital Wikipedia articles, 2.3M links, 4,000 binary features, 32 classes",
+            (
+                RemoteFile(
+                    "wikivitals/classes1.txt", f"{WIKIVITALS}/classes1.txt",
+                    "71be75b89477fd98b5bb6a8d92078e90bcb1094540a892cfaca727171f9523c6",
+                ),
+                RemoteFile(
+                    "wikivitals/features_vocabulary.txt", f"{WIKIVITALS}/features_vocabulary.txt",
+                    "48f8218bc362d4450045839b9baa129ad447758484c45461d95bc0637d8413b9",
+                ),
+                RemoteFile(
+                    "wikivitals/features.txt", f"{WIKIVITALS}/features.txt",
+                    missing="the article features (a file over 4 MiB) are in no mirror or snapshot reachable here",
+                ),
+                RemoteFile(
+                    "wikivitals/links_filtered.txt", f"{WIKIVITALS}/links_filtered.txt",
+                    missing="the 2.3M links (a file over 4 MiB) are in no mirror or snapshot reachable here",
+                ),
+            ),
+            "Fair Evaluation of Graph Markov Neural Networks (ToineSayan/wikivitals-lvl5-04-2022)",
         ),
         DatasetSpec(
             "wn18rr",
