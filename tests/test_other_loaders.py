@@ -16,31 +16,32 @@ from graphrepro.data.registry import dataset_status
 from graphrepro.data.wikivitals import wikivitals_data
 
 
-def _write_planetoid(folder, name="pubmed"):
-    """Planetoid's layout: 2 labelled training nodes, 2 more in allx, 2 test nodes listed out of order."""
+def _write_planetoid(folder, name="pubmed", n=512):
+    """Planetoid's layout: 2 labelled training nodes, the rest of allx (PyG takes 500 of it for
+    validation), and 2 test nodes whose rows are listed out of order in test.index."""
     rng = np.random.default_rng(0)
-    feats = sp.csr_matrix(rng.integers(0, 2, (6, 5)).astype(np.float32))
-    onehot = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    feats = sp.csr_matrix(rng.integers(0, 2, (n, 5)).astype(np.float32))
+    onehot = np.eye(3)[np.arange(n) % 3]
+    chain = {i: [j for j in (i - 1, i + 1) if 0 <= j < n] for i in range(n)}
     objects = {
-        "x": feats[:2], "y": onehot[:2], "allx": feats[:4], "ally": onehot[:4],
-        "tx": feats[4:], "ty": onehot[4:],
-        "graph": defaultdict(list, {0: [1], 1: [0, 2], 2: [1, 5], 3: [4], 4: [3], 5: [2]}),
+        "x": feats[:2], "y": onehot[:2], "allx": feats[: n - 2], "ally": onehot[: n - 2],
+        "tx": feats[n - 2 :], "ty": onehot[n - 2 :], "graph": defaultdict(list, chain),
     }
     folder.mkdir(parents=True, exist_ok=True)
     for part, obj in objects.items():
         (folder / f"ind.{name}.{part}").write_bytes(pickle.dumps(obj))
-    (folder / f"ind.{name}.test.index").write_text("5\n4\n")
+    (folder / f"ind.{name}.test.index").write_text(f"{n - 1}\n{n - 2}\n")
     return {f"ind.{name}.{p}": folder / f"ind.{name}.{p}" for p in PARTS}, feats.toarray(), onehot
 
 
 def test_planetoid_loader_on_a_fixture(tmp_path):
     files, feats, onehot = _write_planetoid(tmp_path)
     data = planetoid_data("pubmed", files)
-    assert data.num_nodes == 6 and data.edge_index.shape[1] == 8
-    # test rows are re-ordered so that node i gets the features listed for it
-    torch.testing.assert_close(data.x[5], torch.tensor(feats[4]))
-    assert data.y.tolist() == [0, 1, 2, 0, 2, 1]
-    assert data.train_mask.sum() == 2 and data.test_mask[[4, 5]].all()
+    assert data.num_nodes == 512 and data.edge_index.shape[1] == 2 * 511
+    # test.index lists node 511 first: the first row of tx belongs to node 511
+    torch.testing.assert_close(data.x[511], torch.tensor(feats[510]))
+    assert data.y[510] == onehot[511].argmax() and data.y[:3].tolist() == [0, 1, 2]
+    assert int(data.train_mask.sum()) == 2 and int(data.val_mask.sum()) == 500 and data.test_mask[[510, 511]].all()
 
 
 def test_pubmed_rows_read_unavailable():
