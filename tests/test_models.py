@@ -13,6 +13,9 @@ from torch_geometric.utils import add_self_loops, to_torch_coo_tensor
 from graphrepro.models import LinkPredictor, build_encoder
 from graphrepro.models.euclidean import GraphConv
 from graphrepro.models.hgcn import fermi_dirac, layer_dims
+from graphrepro.models.members import Members
+
+ONE = Members([0])
 
 
 def _graph(n=30, seed=0):
@@ -30,10 +33,26 @@ def _graph(n=30, seed=0):
 def test_graph_conv_equals_pyg_mean_aggregation():
     """HGCN's D^-1 (A + I) propagation is PyG's mean aggregation over neighbours and self."""
     edge_index, adj, x = _graph()
-    layer = GraphConv(5, 4, dropout=0.0, act="none", bias=True).eval()
+    members = Members([0, 1, 2])
+    layer = GraphConv(members, 5, 4, dropout=0.0, act="none", bias=True).eval()
     pyg = SimpleConv(aggr="mean", combine_root="self_loop")
-    expected = pyg(layer.linear(x), edge_index)
-    torch.testing.assert_close(layer(x, adj), expected, rtol=1e-5, atol=1e-6)
+    out = layer(x, adj)
+    assert out.shape == (3, 30, 4)
+    for s in range(3):  # each member propagates its own features with the same operator
+        expected = pyg(x @ layer.linear.weight[s] + layer.linear.bias[s], edge_index)
+        torch.testing.assert_close(out[s], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_members_initialise_and_drop_out_as_if_alone():
+    together, alone = Members([3, 7]), Members([7])
+    w_together, b_together = together.linear_init(5, 4)
+    w_alone, b_alone = alone.linear_init(5, 4)
+    torch.testing.assert_close(w_together[1], w_alone[0])
+    torch.testing.assert_close(b_together[1], b_alone[0])
+    x = torch.ones(2, 10, 4)
+    dropped = together.dropout(x, 0.5, training=True)
+    assert set(dropped.unique().tolist()) <= {0.0, 2.0} and not torch.equal(dropped[0], dropped[1])
+    torch.testing.assert_close(dropped[1], alone.dropout(x[1:], 0.5, training=True)[0])
 
 
 def test_layer_counting_follows_hgcn():
@@ -48,11 +67,11 @@ def test_ball_projection_floors_negative_probabilities():
     x = x * 50
     pairs = torch.randint(0, 30, (200, 2))
     for projection, clamp in [(True, None), (False, 20.0)]:
-        model = LinkPredictor(build_encoder("MLP", 5, 16, 2, "lp", "relu", 0.0, True), projection, clamp).eval()
+        model = LinkPredictor(build_encoder(ONE, "MLP", 5, 16, 2, "lp", "relu", 0.0, True), projection, clamp).eval()
         p = model.score(model.embed(x, adj), pairs)
         if projection:
             assert p.min() >= 1 / (1 + math.exp(2)) - 1e-6 and p.max() <= 1 / (1 + math.exp(-2)) + 1e-6
-            assert model.embed(x, adj).norm(dim=1).max() <= 1 + 1e-5
+            assert model.embed(x, adj).norm(dim=-1).max() <= 1 + 1e-5
         else:
             assert p.min() < 0.01
 
@@ -67,11 +86,12 @@ def test_fermi_dirac_clamp_keeps_far_pairs_finite():
 def test_hyperbolic_embeddings_stay_in_the_ball(model, c):
     torch.manual_seed(0)
     _, adj, x = _graph()
-    encoder = build_encoder(model, 5, 16, 2, "lp", "relu", 0.0, True, c)
+    encoder = build_encoder(Members([0, 1]), model, 5, 16, 2, "lp", "relu", 0.0, True, c)
     h = encoder(x * 10, adj)
-    radius = 1 / math.sqrt(float(encoder.c))
-    assert h.norm(dim=1).max() < radius
-    trainable = [p for p in encoder.parameters() if p.numel() == 1 and p.requires_grad]
+    assert h.shape == (2, 30, 16)
+    radius = 1 / math.sqrt(float(encoder.c[0]))
+    assert h.norm(dim=-1).max() < radius
+    trainable = [p for p in encoder.parameters() if p.shape == (2, 1, 1) and p.requires_grad]
     assert len(trainable) == (3 if (model == "HGCN" and c is None) else 0)  # per-layer + model curvature
 
 
@@ -79,7 +99,20 @@ def test_hyperbolic_distance_matches_geoopt_manifold():
     torch.manual_seed(1)
     ball = PoincareBall(c=1.0)
     a, b = ball.random_normal(10, 4, std=0.3), ball.random_normal(10, 4, std=0.3)
-    model = LinkPredictor(build_encoder("HGCN", 5, 4, 2, "lp", "relu", 0.0, True, 1.0), False, None)
+    model = LinkPredictor(build_encoder(ONE, "HGCN", 5, 4, 2, "lp", "relu", 0.0, True, 1.0), False, None)
     pairs = torch.stack([torch.arange(10), torch.arange(10, 20)], 1)
     expected = fermi_dirac(ball.dist(a, b) ** 2)
-    torch.testing.assert_close(model.score(torch.cat([a, b]), pairs), expected, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(model.score(torch.cat([a, b])[None], pairs)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_batched_mobius_matvec_matches_geoopt():
+    from geoopt.manifolds.stereographic import math as pmath
+
+    from graphrepro.models.poincare import mobius_matvec
+
+    torch.manual_seed(2)
+    weight, x = torch.randn(3, 4, 6), torch.randn(3, 8, 6) * 0.1
+    c = torch.tensor([0.5, 1.0, 2.0]).view(3, 1, 1)
+    out = mobius_matvec(weight, x, c)
+    for s in range(3):
+        torch.testing.assert_close(out[s], pmath.mobius_matvec(weight[s], x[s], k=-c[s, 0]), rtol=1e-5, atol=1e-6)

@@ -61,11 +61,14 @@ def test_damaged_record_names_the_file(isolated_store):
 
 
 def _counting_experiment(calls, fail_at=None, version=1):
-    def train(data, config, device):
-        calls.append(config["seed"])
-        if fail_at is not None and config["seed"] == fail_at:
-            raise KeyboardInterrupt("interrupted")
-        return {"val_acc": config["seed"] / 10, "test_acc": config["seed"] / 10}
+    def train(data, configs, device):
+        out = []
+        for config in configs:
+            calls.append(config["seed"])
+            if fail_at is not None and config["seed"] == fail_at:
+                raise KeyboardInterrupt("interrupted")
+            out.append({"val_acc": config["seed"] / 10, "test_acc": config["seed"] / 10})
+        return out
 
     return Experiment("counting", version, dict, lambda c: "data", lambda c: None, train)
 
@@ -75,7 +78,7 @@ def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch
     configs = [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": s} for s in range(5)]
     monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls, fail_at=3)})
     with pytest.raises(KeyboardInterrupt):
-        grid.run_grid("ch", "counting", configs, device="cpu")
+        grid.run_grid("ch", "counting", configs, device="cpu", max_members=1)
     assert calls == [0, 1, 2, 3]
     assert len(list((isolated_store / "ch").glob("*.json"))) == 3
     assert not list((isolated_store / "ch").glob(".tmp-*"))
@@ -83,7 +86,8 @@ def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch
     calls.clear()
     monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls)})
     frame = grid.run_grid("ch", "counting", configs, device="cpu")
-    assert calls == [3, 4]
+    assert calls == [3, 4]  # the rest trains as one batch of the two missing seeds
+    assert [r["members"] for r in store.records("ch") if r["config"]["seed"] >= 3] == [[3, 4], [3, 4]]
     assert list(frame.seed) == [0, 1, 2, 3, 4]
     assert list(frame.test_acc) == [0.0, 0.1, 0.2, 0.3, 0.4]
     assert {"dataset", "model", "variant", "seed", "val_acc", "test_acc", "wall_s", "device"} <= set(frame.columns)
@@ -108,6 +112,6 @@ def test_record_holds_environment(isolated_store, monkeypatch):
     monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls)})
     grid.run_grid("ch", "counting", [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": 1}], device="cpu")
     (record,) = store.records("ch")
-    assert record["device"] == "cpu" and record["threads"] == torch.get_num_threads()
+    assert record["device"] == "cpu" and record["threads"] == 1  # training runs on one intra-op thread
     assert record["packages"]["torch"].startswith("2.13.0")
     assert {"git_commit", "wall_s", "created", "hardware"} <= set(record)

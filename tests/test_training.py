@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
+from graphrepro.grid import one_thread
 from graphrepro.train import Stopping, fit, resolve_device
 
 
@@ -24,42 +26,67 @@ def test_same_seed_gives_identical_metrics(disease_lp, model, variant):
     config, data = disease_lp
     hyperbolic = model == "HGCN"
     config = {**config, "model": model, "variant": variant, "c": 1.0 if hyperbolic else None, "dropout": 0.0 if hyperbolic else 0.2}
-    first = hgcn.train(data, config, torch.device("cpu"))
-    second = hgcn.train(data, config, torch.device("cpu"))
+    first = hgcn.train(data, [config], torch.device("cpu"))
+    second = hgcn.train(data, [config], torch.device("cpu"))
     assert first == second
-    other_seed = hgcn.train(data, {**config, "seed": 1}, torch.device("cpu"))
+    other_seed = hgcn.train(data, [{**config, "seed": 1}], torch.device("cpu"))
     assert other_seed != first
+
+
+@pytest.mark.parametrize("model, task, dropout", [("MLP", "lp", 0.0), ("HGCN", "lp", 0.0), ("GCN", "nc", 0.0), ("MLP", "lp", 0.5)])
+def test_batched_members_match_one_at_a_time(model, task, dropout):
+    """Seeds trained as one stacked model follow the same loss curves as when trained alone."""
+    dataset = "disease_lp" if task == "lp" else "airport"
+    variant = "debugged" if (task == "lp" and model != "HGCN") else "none"
+    raw = {"normalize_feats": False} if dataset == "disease_lp" else {}  # HGCN's README setting for Disease
+    config = hgcn.make_config(dataset, task, model, 0, variant, dropout=dropout, max_epochs=20, patience=1000, **raw)
+    try:
+        data = hgcn.prepare(config)
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    members = hgcn.Members([0, 1, 2])
+    fit_task = hgcn._fit_lp if task == "lp" else hgcn._fit_nc
+    stopping = hgcn.Stopping(20, 1000, 100)
+    with one_thread():  # as run_batch trains
+        together = fit_task(data, config, members, stopping)
+        alone_runs = [fit_task(data, config, hgcn.Members([s]), stopping)[0] for s in range(3)]
+    for result, alone in zip(together, alone_runs):
+        np.testing.assert_allclose(result.losses, alone.losses, rtol=1e-5, atol=1e-5)
+        assert len(result.losses) == 20
 
 
 def test_early_stopping_waits_for_min_epochs_and_uses_equality():
     scores = iter([0.5] + [0.1] * 1000)
     evaluations = []
 
-    def evaluate():
+    def evaluate1():
         s = next(scores)
         evaluations.append(s)
-        return {"s": s}, lambda: {"t": len(evaluations)}
+        n = len(evaluations)
+        return [{"s": s}], lambda member: {"t": n}
 
-    result = fit(lambda: 0.0, evaluate, lambda m: m["s"], Stopping(max_epochs=1000, patience=3, min_epochs=10))
+    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], Stopping(max_epochs=1000, patience=3, min_epochs=10))
     # counter hits 3 at epoch 3 (<= min_epochs) and keeps growing: HGCN never early-stops then
     assert result.epochs_run == 1000 and result.best_epoch == 0 and result.test == {"t": 1}
 
     scores = iter([0.1 * i for i in range(20)] + [0.0] * 1000)
     evaluations.clear()
-    result = fit(lambda: 0.0, evaluate, lambda m: m["s"], Stopping(max_epochs=1000, patience=5, min_epochs=10))
+    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], Stopping(max_epochs=1000, patience=5, min_epochs=10))
     assert result.best_epoch == 19 and result.epochs_run == 25
 
 
-def test_divergence_ends_training_and_keeps_the_best_epoch():
-    steps = iter([0.0, 0.0, 0.0])
+def test_divergence_stops_only_that_member_and_keeps_its_best_epoch():
+    losses = iter([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [float("nan"), 1.0]] + [[1.0, 1.0]] * 10)
+    scores = iter([[0.3, 0.1], [0.7, 0.2], [0.5, 0.3], [0.9, 0.4]] + [[0.0, 0.5 + i] for i in range(10)])
 
-    def step():
-        if next(steps, None) is None:
-            raise FloatingPointError
+    def evaluate():
+        vals = [{"s": v} for v in next(scores)]
+        return vals, lambda member: {"t": vals[member]["s"]}
 
-    scores = iter([0.3, 0.7, 0.5])
-    result = fit(step, lambda: ({"s": next(scores)}, lambda: {"t": 1}), lambda m: m["s"], Stopping(100, 10, 0))
-    assert result.diverged and result.best_epoch == 1 and result.epochs_run == 4 and result.val == {"s": 0.7}
+    first, second = fit(2, lambda active: next(losses), evaluate, lambda m: m["s"], Stopping(8, 10, 0))
+    assert first.diverged and first.best_epoch == 1 and first.epochs_run == 4 and first.val == {"s": 0.7}
+    assert first.losses[:3] == [1.0, 1.0, 1.0] and np.isnan(first.losses[3])
+    assert not second.diverged and second.epochs_run == 8 and second.best_epoch == 7
 
 
 def test_config_is_checked():

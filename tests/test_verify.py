@@ -20,11 +20,12 @@ CHAPTER = "hgcn-mlp-bug"
 def one_record(isolated_store):
     config = hgcn.make_config("disease_lp", "lp", "MLP", 3, "original", normalize_feats=False, max_epochs=20, dropout=0.2)
     try:
-        run_grid(CHAPTER, hgcn.EXPERIMENT.name, [config], device="cpu")
+        run_grid(CHAPTER, hgcn.EXPERIMENT.name, [config, {**config, "seed": 4}], device="cpu")
     except DataUnavailable as err:
         pytest.skip(str(err))
-    (path,) = (isolated_store / CHAPTER).glob("*.json")
-    return path
+    paths = sorted((isolated_store / CHAPTER).glob("*.json"))
+    assert len(paths) == 2 and store.read_record(paths[0])["members"] == [3, 4]
+    return paths[0]
 
 
 def test_rerun_matches_exactly(one_record):
@@ -37,8 +38,8 @@ def test_tampered_record_fails_and_cli_exits_nonzero(one_record, capsys):
     record["metrics"]["test_roc"] += 0.001
     one_record.write_text(json.dumps(record))
     assert not check(store.read_record(one_record))["ok"]
-    assert main(["verify", "--sample", "1", "--chapter", CHAPTER]) == 1
-    assert "0 of 1 re-runs match" in capsys.readouterr().out
+    assert main(["verify", "--sample", "2", "--chapter", CHAPTER]) == 1
+    assert "1 of 2 re-runs match" in capsys.readouterr().out
 
 
 def test_other_environment_uses_the_stated_tolerance(one_record):

@@ -1,23 +1,25 @@
-"""Seeding, devices and HGCN's full-batch training loop with early stopping on validation."""
+"""Seeding, devices and HGCN's full-batch training loop with early stopping on validation, run for a
+batch of independently seeded members at once (each with its own best epoch and stopping time)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 DEVICES = ("auto", "cpu", "cuda")
 
+Metrics = dict[str, float]
 
-def seed_everything(seed: int) -> np.random.Generator:
-    """Seed python, numpy and torch; return a numpy generator for the run's own sampling."""
+
+def seed_everything(seed: int) -> None:
+    """Seed python, numpy and torch's global generators."""
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    return np.random.default_rng(seed)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -41,44 +43,54 @@ class Stopping:
     min_epochs: int = 100
 
 
-@dataclass(frozen=True)
+@dataclass
 class FitResult:
-    """Validation and test metrics at the best validation epoch, and how long training went."""
+    """One member's validation and test metrics at its best validation epoch, and how training went."""
 
-    val: dict[str, float]
-    test: dict[str, float]
-    best_epoch: int
-    epochs_run: int
+    val: Metrics
+    test: Metrics
+    best_epoch: int = -1
+    epochs_run: int = 0
     diverged: bool = False
+    best_score: float = -np.inf
+    counter: int = 0
+    done: bool = False
+    losses: list[float] = field(default_factory=list)  # training loss of every epoch it trained
 
 
 def fit(
-    step: Callable[[], float],
-    evaluate: Callable[[], tuple[dict[str, float], Callable[[], dict[str, float]]]],
-    score: Callable[[dict[str, float]], float],
+    n_members: int,
+    step: Callable[[list[bool]], list[float]],
+    evaluate: Callable[[], tuple[list[Metrics], Callable[[int], Metrics]]],
+    score: Callable[[Metrics], float],
     stopping: Stopping,
-) -> FitResult:
-    """Train epoch by epoch; test metrics are taken at the epoch whose validation score is best.
+) -> list[FitResult]:
+    """Train all members epoch by epoch; each keeps the test metrics of its best validation epoch.
 
-    A step that raises ``FloatingPointError`` (a non-finite loss) ends training: the run keeps its
-    best epoch so far and is marked as diverged.
+    ``step(active)`` trains one epoch and returns every member's loss; a member whose loss is not
+    finite stops there as diverged, keeping its best epoch so far. ``evaluate()``
+    returns every member's validation metrics and a function giving member s's test metrics now.
     """
-    best_score, best, counter, diverged = -np.inf, None, 0, False
-    epoch = 0
+    results = [FitResult({}, {}) for _ in range(n_members)]
     for epoch in range(stopping.max_epochs):
-        try:
-            step()
-        except FloatingPointError:
-            diverged = True
+        active = [not r.done for r in results]
+        if not any(active):
             break
-        val, test_now = evaluate()
-        if score(val) > best_score:
-            best_score, best, counter = score(val), (val, test_now(), epoch), 0
-        else:
-            counter += 1
-            if counter == stopping.patience and epoch > stopping.min_epochs:
-                break
-    if best is None:
-        return FitResult({}, {}, -1, epoch + 1, diverged)
-    val, test, best_epoch = best
-    return FitResult(val, test, best_epoch, epoch + 1, diverged)
+        losses = step(active)
+        for r, was_active, loss in zip(results, active, losses):
+            if was_active:
+                r.losses.append(loss)
+                if not np.isfinite(loss):
+                    r.diverged, r.done, r.epochs_run = True, True, epoch + 1
+        vals, test_now = evaluate()
+        for s, r in enumerate(results):
+            if r.done:
+                continue
+            r.epochs_run = epoch + 1
+            if score(vals[s]) > r.best_score:
+                r.best_score, r.val, r.test, r.best_epoch, r.counter = score(vals[s]), vals[s], test_now(s), epoch, 0
+            else:
+                r.counter += 1
+                if r.counter == stopping.patience and epoch > stopping.min_epochs:
+                    r.done = True
+    return results

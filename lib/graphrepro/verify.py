@@ -5,21 +5,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import torch
-
 from graphrepro import chapters, experiments, store
 from graphrepro.environment import package_versions
-from graphrepro.grid import run_one
+from graphrepro.grid import run_batch
 
 TOLERANCE = 0.01  # absolute, on metrics in [0, 1], when the environment differs from the record's
 
 
-def exact_expected(record: dict[str, Any]) -> bool:
+def exact_expected(record: dict[str, Any], rerun: dict[str, Any]) -> bool:
     """Bitwise-equal metrics are expected on the CPU with the record's package versions and thread count."""
     return (
         record.get("device") == "cpu"
         and record.get("packages") == package_versions()
-        and record.get("threads") == torch.get_num_threads()
+        and record.get("threads") == rerun["threads"]
     )
 
 
@@ -30,16 +28,13 @@ def current_records(chapter: str | None = None) -> list[dict[str, Any]]:
 
 
 def check(record: dict[str, Any], tolerance: float = TOLERANCE) -> dict[str, Any]:
-    """Re-train one record's config on the CPU and compare every metric."""
+    """Re-train one record's batch of seeds on the CPU and compare the record's metrics."""
     experiment = experiments.get(record["experiment"])
     config = record["config"]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(int(record.get("threads") or threads))  # same reduction order as the record
-    try:
-        exact = exact_expected(record)
-        fresh = run_one(experiment, config, experiment.prepare(config), device="cpu")["metrics"]
-    finally:
-        torch.set_num_threads(threads)
+    batch = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
+    rerun = run_batch(experiment, batch, experiment.prepare(config), device="cpu")[batch.index(config)]
+    exact = exact_expected(record, rerun)
+    fresh = rerun["metrics"]
     worst = max(abs(float(fresh[k]) - float(v)) for k, v in record["metrics"].items())
     ok = worst == 0 if exact else worst <= tolerance
     return {

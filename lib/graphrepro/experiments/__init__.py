@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -11,14 +12,23 @@ import torch
 
 @dataclass(frozen=True)
 class Experiment:
-    """A kind of training run. Bump ``version`` when a change alters its numbers: old records go stale."""
+    """A kind of training run. Bump ``version`` when a change alters its numbers: old records go stale.
+
+    ``train(data, configs, device)`` trains configs that differ only in their seed together, as the
+    members of one stacked model, and returns one metrics dict per config.
+    """
 
     name: str
     version: int
     make_config: Callable[..., dict[str, Any]]
     data_key: Callable[[dict[str, Any]], Hashable]
     prepare: Callable[[dict[str, Any]], Any]
-    train: Callable[[Any, dict[str, Any], torch.device], dict[str, float]]
+    train: Callable[[Any, list[dict[str, Any]], torch.device], list[dict[str, Any]]]
+
+
+def batch_key(config: dict[str, Any]) -> str:
+    """Configs with the same batch key differ only in their seed and can train as one batch."""
+    return json.dumps({k: v for k, v in config.items() if k != "seed"}, sort_keys=True)
 
 
 def registry() -> dict[str, Experiment]:

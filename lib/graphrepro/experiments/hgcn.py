@@ -9,10 +9,11 @@ from torch.nn import functional as F
 from torch_geometric.data import Data
 
 from graphrepro.data import hgcn as hgcn_data
-from graphrepro.experiments import Experiment
+from graphrepro.experiments import Experiment, batch_key
 from graphrepro.metrics import link_metrics, link_selection_score, node_metrics
 from graphrepro.models import LinkPredictor, NodeClassifier, build_encoder
 from graphrepro.models.hgcn import EUCLIDEAN, MODELS
+from graphrepro.models.members import Members
 from graphrepro.train import FitResult, Stopping, fit, seed_everything
 
 DEFAULTS: dict[str, Any] = {
@@ -69,94 +70,100 @@ def prepare(config: dict[str, Any]) -> Data:
     )
 
 
-def _encoder(config: dict[str, Any], in_dim: int):
+def _encoder(config: dict[str, Any], members: Members, in_dim: int):
     return build_encoder(
-        config["model"], in_dim, config["dim"], config["num_layers"], config["task"],
+        members, config["model"], in_dim, config["dim"], config["num_layers"], config["task"],
         config["act"], config["dropout"], config["bias"], config["c"],
     )
 
 
-def _fit_lp(data: Data, config: dict[str, Any], stopping: Stopping) -> FitResult:
+def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stopping) -> list[FitResult]:
     projection, clamp = VARIANTS[config["variant"]]
-    model = LinkPredictor(_encoder(config, data.num_features), projection, clamp).to(data.x.device)
+    model = LinkPredictor(_encoder(config, members, data.num_features), projection, clamp).to(data.x.device)
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
     pool, n_train = data.train_neg_pool, len(data.train_pos)
-    ones, zeros = torch.ones(n_train, device=data.x.device), torch.zeros(n_train, device=data.x.device)
 
-    def step() -> float:
+    def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
         h = model.embed(data.x, data.adj)
-        neg = pool[torch.randint(len(pool), (n_train,), device=pool.device)]
+        neg = pool[members.randint(len(pool), n_train)]  # [members, n_train, 2], each member's own draw
         pos_p, neg_p = model.score(h, data.train_pos), model.score(h, neg)
-        if not (torch.isfinite(pos_p).all() and torch.isfinite(neg_p).all()):
-            raise FloatingPointError("non-finite edge probabilities")
-        loss = F.binary_cross_entropy(pos_p, ones) + F.binary_cross_entropy(neg_p, zeros)
-        loss.backward()
+        finite = torch.isfinite(pos_p).all(1) & torch.isfinite(neg_p).all(1)
+        train = finite & torch.tensor(active, device=finite.device)
+        pos_p, neg_p = (torch.where(train[:, None], p, 0.5) for p in (pos_p, neg_p))
+        loss = F.binary_cross_entropy(pos_p, torch.ones_like(pos_p), reduction="none").mean(1)
+        loss = loss + F.binary_cross_entropy(neg_p, torch.zeros_like(neg_p), reduction="none").mean(1)
+        loss[train].sum().backward()  # members' losses are separate terms: their gradients stay separate
         opt.step()
-        return loss.item()
+        return torch.where(finite, loss, torch.nan).tolist()
 
     def evaluate():
         model.eval()
         with torch.no_grad():
             h = model.embed(data.x, data.adj)
+            scores = {split: (model.score(h, data[f"{split}_pos"]).cpu().numpy(), model.score(h, data[f"{split}_neg"]).cpu().numpy())
+                      for split in ("val", "test")}
+        vals = [link_metrics(scores["val"][0][s], scores["val"][1][s]) for s in range(len(members))]
+        return vals, lambda s: link_metrics(scores["test"][0][s], scores["test"][1][s])
 
-        def on(split: str) -> dict[str, float]:
-            with torch.no_grad():
-                pos, neg = model.score(h, data[f"{split}_pos"]), model.score(h, data[f"{split}_neg"])
-            return link_metrics(pos.cpu().numpy(), neg.cpu().numpy())
-
-        return on("val"), lambda: on("test")
-
-    return fit(step, evaluate, link_selection_score, stopping)
+    return fit(len(members), step, evaluate, link_selection_score, stopping)
 
 
-def _fit_nc(data: Data, config: dict[str, Any], stopping: Stopping) -> FitResult:
+def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stopping) -> list[FitResult]:
     n_classes = int(data.y.max()) + 1
-    encoder = _encoder(config, data.num_features)
-    model = NodeClassifier(encoder, config["model"], config["dim"], n_classes, config["dropout"], config["bias"])
+    encoder = _encoder(config, members, data.num_features)
+    model = NodeClassifier(members, encoder, config["model"], config["dim"], n_classes, config["dropout"], config["bias"])
     model = model.to(data.x.device)
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
+    y = data.y.cpu().numpy()
 
-    def step() -> float:
+    def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        logp = F.log_softmax(model(data.x, data.adj)[data.train_idx], dim=1)
-        loss = F.nll_loss(logp, data.y[data.train_idx])
-        if not torch.isfinite(loss):
-            raise FloatingPointError("non-finite loss")
-        loss.backward()
+        logp = F.log_softmax(model(data.x, data.adj)[:, data.train_idx], dim=-1)  # [members, train, classes]
+        target = data.y[data.train_idx].expand(len(members), -1)
+        loss = F.nll_loss(logp.transpose(1, 2), target, reduction="none").mean(1)
+        finite = torch.isfinite(loss)
+        train = finite & torch.tensor(active, device=finite.device)
+        loss[train].sum().backward()
         opt.step()
-        return loss.item()
+        return loss.tolist()
 
     def evaluate():
         model.eval()
         with torch.no_grad():
-            pred = model(data.x, data.adj).argmax(1).cpu().numpy()
-        y = data.y.cpu().numpy()
+            pred = model(data.x, data.adj).argmax(-1).cpu().numpy()
 
-        def on(split: str) -> dict[str, float]:
+        def on(split: str, s: int) -> dict[str, float]:
             idx = data[f"{split}_idx"].cpu().numpy()
-            return node_metrics(pred[idx], y[idx], n_classes)
+            return node_metrics(pred[s, idx], y[idx], n_classes)
 
-        return on("val"), lambda: on("test")
+        return [on("val", s) for s in range(len(members))], lambda s: on("test", s)
 
-    return fit(step, evaluate, lambda m: m["f1"], stopping)
-
-
-def train(data: Data, config: dict[str, Any], device: torch.device) -> dict[str, float]:
-    """Train one config from its seed; metrics at the best validation epoch."""
-    seed_everything(config["seed"])
-    stopping = Stopping(config["max_epochs"], config["patience"], config["min_epochs"])
-    fit_task = _fit_lp if config["task"] == "lp" else _fit_nc
-    result = fit_task(data.to(device), config, stopping)
-    return {
-        **{f"val_{k}": v for k, v in result.val.items()},
-        **{f"test_{k}": v for k, v in result.test.items()},
-        "best_epoch": result.best_epoch,
-        "epochs_run": result.epochs_run,
-        "diverged": result.diverged,
-    }
+    return fit(len(members), step, evaluate, lambda m: m["f1"], stopping)
 
 
-EXPERIMENT = Experiment("hgcn-fullbatch", 1, make_config, data_key, prepare, train)
+def train(data: Data, configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
+    """Train configs that differ only in their seed as one stacked model; metrics at each one's best epoch."""
+    first = configs[0]
+    if len({batch_key(c) for c in configs}) != 1:
+        raise ValueError("configs trained together may differ only in their seed")
+    seed_everything(first["seed"])
+    members = Members([c["seed"] for c in configs], device)
+    stopping = Stopping(first["max_epochs"], first["patience"], first["min_epochs"])
+    fit_task = _fit_lp if first["task"] == "lp" else _fit_nc
+    results = fit_task(data.to(device), first, members, stopping)
+    return [
+        {
+            **{f"val_{k}": v for k, v in r.val.items()},
+            **{f"test_{k}": v for k, v in r.test.items()},
+            "best_epoch": r.best_epoch,
+            "epochs_run": r.epochs_run,
+            "diverged": r.diverged,
+        }
+        for r in results
+    ]
+
+
+EXPERIMENT = Experiment("hgcn-fullbatch", 2, make_config, data_key, prepare, train)

@@ -1,4 +1,5 @@
-"""Encoders and task models with HGCN's layer counting and decoders (Fermi-Dirac for links, linear for nodes)."""
+"""Encoders and task models with HGCN's layer counting and decoders (Fermi-Dirac for links, linear for
+nodes), for a batch of independently seeded members: embeddings are [members, nodes, dim]."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from torch import nn
 
 from graphrepro.models import poincare
 from graphrepro.models.euclidean import Dense, GraphConv
+from graphrepro.models.members import Members
 
 EUCLIDEAN = {"MLP": Dense, "GCN": GraphConv}
 HYPERBOLIC = {"HNN": False, "HGCN": True}  # whether the layer aggregates over neighbours
@@ -33,7 +35,7 @@ class Encoder(nn.Module):
         return self.c is not None
 
     def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
-        """Node embeddings (points on the ball for hyperbolic encoders)."""
+        """Node embeddings [members, nodes, dim] (points on the ball for hyperbolic encoders)."""
         if self.hyperbolic:
             x = poincare.to_ball(x, self.c_in)
         for layer in self.layers:
@@ -42,23 +44,23 @@ class Encoder(nn.Module):
 
 
 def build_encoder(
-    model: str, in_dim: int, dim: int, num_layers: int, task: str,
+    members: Members, model: str, in_dim: int, dim: int, num_layers: int, task: str,
     act: str, dropout: float, bias: bool, c: float | None = 1.0,
 ) -> Encoder:
     """The encoder of ``model`` (MLP, GCN, HNN or HGCN) with HGCN's dimensions and curvatures."""
     dims = layer_dims(in_dim, dim, num_layers, task)
     pairs = list(zip(dims[:-1], dims[1:]))
     if model in EUCLIDEAN:
-        return Encoder([EUCLIDEAN[model](i, o, dropout, act, bias) for i, o in pairs], None, None)
+        return Encoder([EUCLIDEAN[model](members, i, o, dropout, act, bias) for i, o in pairs], None, None)
     if model not in HYPERBOLIC:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
-    model_c = poincare.curvature(c)
+    model_c = poincare.curvature(members, c)
     if HYPERBOLIC[model]:  # HGCN: one curvature per layer, the model's own last
-        curvatures = [poincare.curvature(c) for _ in pairs] + [model_c]
+        curvatures = [poincare.curvature(members, c) for _ in pairs] + [model_c]
     else:  # HNN: one curvature throughout
         curvatures = [model_c] * (len(pairs) + 1)
     layers = [
-        poincare.HypLayer(i, o, curvatures[n], curvatures[n + 1], dropout, act, bias, HYPERBOLIC[model])
+        poincare.HypLayer(members, i, o, curvatures[n], curvatures[n + 1], dropout, act, bias, HYPERBOLIC[model])
         for n, (i, o) in enumerate(pairs)
     ]
     return Encoder(layers, curvatures[0], model_c)
@@ -72,6 +74,11 @@ def fermi_dirac(sqdist: torch.Tensor, r: float = 2.0, t: float = 1.0, clamp: flo
     return 1.0 / (torch.exp(z) + 1.0)
 
 
+def ball_projection(h: torch.Tensor) -> torch.Tensor:
+    """HGCN's ``Euclidean.normalize``, out of place: rows with norm above 1 are scaled back to norm 1."""
+    return torch.renorm(h.reshape(-1, h.shape[-1]), p=2, dim=0, maxnorm=1.0).reshape(h.shape)
+
+
 class LinkPredictor(nn.Module):
     """Encoder + Fermi-Dirac decoder; Euclidean embeddings optionally projected onto the unit ball (the bug)."""
 
@@ -81,15 +88,19 @@ class LinkPredictor(nn.Module):
         self.ball_projection, self.fd_clamp, self.r, self.t = ball_projection, fd_clamp, r, t
 
     def embed(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
-        """Node embeddings as the decoder sees them."""
+        """Node embeddings [members, nodes, dim] as the decoder sees them."""
         h = self.encoder(x, adj)
         if not self.encoder.hyperbolic and self.ball_projection:
-            h = torch.renorm(h, p=2, dim=0, maxnorm=1.0)  # HGCN's Euclidean.normalize, out of place
+            h = ball_projection(h)
         return h
 
     def score(self, h: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
-        """Probabilities that the node pairs (rows of ``pairs``) are edges."""
-        a, b = h[pairs[:, 0]], h[pairs[:, 1]]
+        """Edge probabilities [members, pairs]; ``pairs`` is [P, 2] (shared) or [members, P, 2]."""
+        if pairs.dim() == 2:
+            pairs = pairs.expand(h.shape[0], *pairs.shape)
+        # gather member by member: the backward scatter-add then sums in the same order as a run alone
+        a = torch.stack([h[s, p[:, 0]] for s, p in enumerate(pairs)])
+        b = torch.stack([h[s, p[:, 1]] for s, p in enumerate(pairs)])
         if self.encoder.hyperbolic:
             d = poincare.sqdist(a, b, self.encoder.c)
         else:
@@ -100,14 +111,14 @@ class LinkPredictor(nn.Module):
 class NodeClassifier(nn.Module):
     """Encoder + HGCN's decoder: a GCN layer for GCN, else a linear layer on tangent-space embeddings."""
 
-    def __init__(self, encoder: Encoder, model: str, dim: int, n_classes: int, dropout: float, bias: bool) -> None:
+    def __init__(self, members: Members, encoder: Encoder, model: str, dim: int, n_classes: int, dropout: float, bias: bool) -> None:
         super().__init__()
         self.encoder = encoder
         decoder = GraphConv if model == "GCN" else Dense
-        self.decoder = decoder(dim, n_classes, dropout, "none", bias)
+        self.decoder = decoder(members, dim, n_classes, dropout, "none", bias)
 
     def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
-        """Class logits for every node."""
+        """Class logits [members, nodes, classes]."""
         h = self.encoder(x, adj)
         if self.encoder.hyperbolic:
             h = poincare.to_tangent(h, self.encoder.c)
