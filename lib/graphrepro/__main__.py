@@ -38,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def _list() -> int:
     rows = []
     for page in chapters.PAGES:
@@ -46,8 +50,8 @@ def _list() -> int:
         for p in page.params:
             allowed = ", ".join(map(str, p.choices)) if p.choices else (f">= {p.minimum:g}" if p.minimum is not None else "any")
             rows.append({
-                "chapter": page.slug, "parameter": p.name, "type": p.type_name(), "default": str(p.default),
-                "allowed": allowed, **{k: str(p.profiles[k]) for k in chapters.PROFILES},
+                "chapter": page.slug, "parameter": p.name, "type": p.type_name(), "default": _show(p.default),
+                "allowed": allowed, **{k: _show(p.profiles[k]) for k in chapters.PROFILES},
             })
     print("Chapters and pages:")
     for page in chapters.PAGES:

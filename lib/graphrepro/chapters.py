@@ -100,6 +100,7 @@ class Page:
 
 
 HGCN_TASKS = ("disease_lp/lp", "airport/lp", "airport/nc")
+GAMMAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 PAGES: tuple[Page, ...] = (
     Page(
@@ -112,6 +113,12 @@ PAGES: tuple[Page, ...] = (
             Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1),
             Param("tasks", str, "dataset/task pairs of Table 1", _same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
             Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", _same(2.0), minimum=0),
+            Param("gammas", float, "γ values of the Tree1111_γ sweep (Figure 2)",
+                  {"smoke": [0.0, 0.4], "standard": list(GAMMAS), "paper": list(GAMMAS)}, minimum=0, many=True),
+            Param("delta_samples", int, "random quadruples for Gromov δ of graphs too large for the exact count",
+                  {"smoke": 20_000, "standard": 500_000, "paper": 2_000_000}, minimum=1),
+            Param("ricci_edges", int, "edges per graph for the Ollivier–Ricci histograms (0: every edge)",
+                  {"smoke": 200, "standard": 0, "paper": 0}, minimum=0),
         ),
     ),
     Page("verdicts", "notebooks/verdicts.py", "Verdicts", chapter=False),

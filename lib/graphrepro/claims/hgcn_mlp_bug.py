@@ -72,15 +72,15 @@ def _cell(runs: pd.DataFrame, model: str, variant: str, task: str) -> tuple[floa
     if runs.empty:
         return math.nan, math.nan, 0
     mask = (runs.dataset == dataset) & (runs.task == kind) & (runs.model == model)
-    mask &= runs.variant == run_variant(model, variant, task)
+    mask &= (runs.variant == run_variant(model, variant, task)) & (runs.split != "stratified")
     return mean_std(runs.loc[mask, f"test_{METRIC[kind]}"])
 
 
 def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Paper and ours side by side with a verdict per cell (long format: one row per model and task)."""
     rows = []
-    for model, variant in ROWS:
-        for task in params["tasks"]:
+    for task in params["tasks"]:
+        for model, variant in ROWS:
             ours, ours_std, n = _cell(runs, model, variant, task)
             paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
             rows.append({
@@ -125,14 +125,21 @@ def _mean(long: pd.DataFrame, model: str, task: str) -> float:
     return float(match.ours_mean.iloc[0]) if len(match) else math.nan
 
 
-def claim_verdicts(profile: str, runs: pd.DataFrame | None = None) -> list[dict[str, str]]:
-    """The chapter's claims, decided from the records of ``profile``'s grid (nothing is trained here)."""
-    params = chapters.resolve(CHAPTER, profile)
+def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """The store's records for exactly these configs (nothing is trained)."""
+    wanted = {store.config_key(EXPERIMENT, hgcn.EXPERIMENT.version, c) for c in configs}
+    runs = store.load(CHAPTER)
+    return runs[runs.key.isin(wanted)] if not runs.empty else runs
+
+
+def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
+    """The chapter's claims, decided from the records of the profile's grids (nothing is trained here)."""
+    from graphrepro.claims import hgcn_trees
+
+    params = chapters.resolve(CHAPTER, profile) if params is None else params
     if runs is None:
-        wanted = {store.config_key(EXPERIMENT, hgcn.EXPERIMENT.version, c) for c in table1_configs(params)}
-        runs = store.load(CHAPTER)
-        runs = runs[runs.key.isin(wanted)] if not runs.empty else runs
-    long = table1(runs, params)
+        runs = _recorded(table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params))
+    long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     tol = params["tolerance"]
     rows = []
     lp_tasks = [TASK_LABELS[t] for t in params["tasks"] if t.endswith("/lp")]
@@ -147,6 +154,29 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None) -> list[dict[
         rows.append(claim_row(
             CHAPTER, f"{task}: the debugged, feature-only MLP matches or beats HGCN (within {tol:g} points)",
             (fixed >= hyper - tol) if known else None, f"MLP {fixed:.1f} vs HGCN {hyper:.1f}",
+        ))
+    if len(runs) and "split" in runs:
+        nc = hgcn_trees.nc_split_table(runs[(runs.dataset == "airport") & (runs.task == "nc")])
+        gain, leaky, clean = nc.loc["MLP", ["leak adds (points)", "HGCN's split (leaky)", "stratified 70/15/15"]]
+        rows.append(claim_row(
+            CHAPTER, f"Airport NC: HGCN's leaky split inflates the MLP by more than {tol:g} points",
+            None if math.isnan(gain) else bool(gain > tol), f"leaky {leaky} vs clean {clean}",
+        ))
+    trees = runs[runs.dataset == "tree1111"] if len(runs) else runs
+    curve = hgcn_trees.tree_curve(trees) if len(trees) else pd.DataFrame(columns=["model", "γ", "mean"])
+    at0 = {m: curve[(curve.model == m) & (curve["γ"] == 0.0)]["mean"] for m in hgcn_trees.TREE_MODELS}
+    if all(len(v) for v in at0.values()):
+        hyper, eucl = at0["HGCN"].iloc[0], max(at0["MLP"].iloc[0], at0["GCN"].iloc[0])
+        rows.append(claim_row(
+            CHAPTER, f"Tree1111: the hyperbolic model beats both Euclidean ones by more than {tol:g} points",
+            bool(hyper - eucl > tol), f"HGCN {hyper:.1f} vs best Euclidean {eucl:.1f}",
+        ))
+    high = curve[(curve.model == "MLP") & (curve["γ"] >= 0.4)]
+    if len(high):
+        worst = high["mean"].min()
+        rows.append(claim_row(
+            CHAPTER, f"Tree1111_γ: once γ ≥ 0.4 the feature-only MLP solves the task (ROC AUC ≥ {hgcn_trees.SOLVED:g})",
+            bool(worst >= hgcn_trees.SOLVED), f"lowest MLP mean for γ ≥ 0.4: {worst:.1f}",
         ))
     return rows
 

@@ -159,11 +159,16 @@ def link_prediction_data(
 ) -> Data:
     """A link-prediction task as HGCN builds it: 85/5/10 split, message passing on train edges only."""
     adj, feats, _ = raw_graph(dataset, files)
+    return link_split_data(adj, feats, normalize_feats, split_seed, augment=dataset == "airport")
+
+
+def link_split_data(adj: sp.spmatrix, feats: np.ndarray, normalize_feats: bool, split_seed: int, augment: bool = False) -> Data:
+    """HGCN's link split of any graph with features (also the synthetic trees)."""
     split = mask_edges(adj, 0.05, 0.10, split_seed)
     train = split["train_pos"]
     adj_train = sp.coo_matrix((np.ones(len(train)), (train[:, 0], train[:, 1])), shape=adj.shape)
     adj_train = (adj_train + adj_train.T).tocsr()
-    data = _graph_data(adj_train, feats, normalize_feats, augment=dataset == "airport")
+    data = _graph_data(adj_train, feats, normalize_feats, augment=augment)
     for key, value in split.items():
         data[key] = torch.from_numpy(value.astype(np.int64))
     return data

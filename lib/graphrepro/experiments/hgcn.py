@@ -9,6 +9,7 @@ from torch.nn import functional as F
 from torch_geometric.data import Data
 
 from graphrepro.data import hgcn as hgcn_data
+from graphrepro.data.synthetic import tree_dataset
 from graphrepro.experiments import Experiment, batch_key
 from graphrepro.metrics import link_metrics, link_selection_score, node_metrics
 from graphrepro.models import LinkPredictor, NodeClassifier, build_encoder
@@ -28,11 +29,13 @@ DEFAULTS: dict[str, Any] = {
     "normalize_feats": True,
     "split": "faithful",
     "split_seed": 1234,
+    "tree_gamma": None,  # only for the synthetic trees: γ of Tree(10, 3, γ, 1, N(0, I_1000))
     "max_epochs": 5000,
     "patience": 100,
     "min_epochs": 100,
 }
-TASKS = {"lp": ("disease_lp", "airport"), "nc": ("disease_nc", "airport")}
+TASKS = {"lp": ("disease_lp", "airport", "tree1111"), "nc": ("disease_nc", "airport")}
+TREE_DATA_SEED = 0  # one sample of each Tree1111_γ, shared by all training seeds
 VARIANTS = {"original": (True, None), "debugged": (False, 20.0), "none": (False, None)}
 
 
@@ -49,6 +52,8 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
     if unknown:
         raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)}")
     config = {**DEFAULTS, **overrides}
+    if (dataset == "tree1111") != (config["tree_gamma"] is not None):
+        raise ValueError("tree_gamma is set for (and only for) the synthetic tree1111 datasets")
     if task == "lp":
         config["split"] = "hgcn"
     if model in EUCLIDEAN:
@@ -58,11 +63,14 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
 
 def data_key(config: dict[str, Any]) -> tuple:
     """Runs with the same key share one prepared graph."""
-    return tuple(config[k] for k in ("dataset", "task", "normalize_feats", "split", "split_seed"))
+    return tuple(config[k] for k in ("dataset", "task", "normalize_feats", "split", "split_seed", "tree_gamma"))
 
 
 def prepare(config: dict[str, Any]) -> Data:
     """The graph and split a config trains on."""
+    if config["dataset"] == "tree1111":
+        adj, feats = tree_dataset(10, 3, config["tree_gamma"], 1.0, 1000, TREE_DATA_SEED)
+        return hgcn_data.link_split_data(adj, feats, config["normalize_feats"], config["split_seed"])
     if config["task"] == "lp":
         return hgcn_data.link_prediction_data(config["dataset"], config["normalize_feats"], config["split_seed"])
     return hgcn_data.node_classification_data(
