@@ -51,9 +51,14 @@ def test_every_page_executes_without_errors(smoke_book):
 
 
 def test_smoke_trains_real_records(smoke_book):
+    from graphrepro.claims import hgcn_mlp_bug, hgcn_trees
+    from graphrepro.experiments import hgcn
+
     runs = store.load("hgcn-mlp-bug", root=smoke_book["root"] / "results")
     params = chapters.resolve("hgcn-mlp-bug", "smoke")
-    assert len(runs) == 13  # 5 rows x 2 LP tasks + 3 NC models, one seed
+    configs = hgcn_mlp_bug.table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params)
+    expected = {store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs}
+    assert set(runs.key) == expected and len(runs) == 22  # 13 of Table 1, 3 more for the clean split, 6 trees
     assert (runs.max_epochs == params["max_epochs"]).all()
     assert runs.loc[runs.task == "lp", "test_roc"].between(0, 1).all()
     assert runs.loc[runs.task == "nc", "test_f1"].between(0, 1).all()
