@@ -58,7 +58,7 @@ def test_smoke_trains_real_records(smoke_book):
     params = chapters.resolve("hgcn-mlp-bug", "smoke")
     configs = hgcn_mlp_bug.table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params)
     expected = {store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs}
-    assert set(runs.key) == expected and len(runs) == 25  # 16 of Table 1, 3 more for the clean split, 6 trees
+    assert set(runs.key) == expected and len(runs) == 40  # Table 1: 12 rows x 2 LP tasks + 7 NC models; 3 clean-split NC runs; 6 trees
     assert (runs.max_epochs == params["max_epochs"]).all()
     assert runs.loc[runs.task == "lp", "test_roc"].between(0, 1).all()
     assert runs.loc[runs.task == "nc", "test_f1"].between(0, 1).all()

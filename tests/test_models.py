@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 from geoopt import PoincareBall
+from torch_geometric.data import Data
 from torch_geometric.nn import SimpleConv
 from torch_geometric.utils import add_self_loops, to_torch_coo_tensor
 
@@ -27,7 +28,7 @@ def _graph(n=30, seed=0):
     adj = to_torch_coo_tensor(looped, size=(n, n)).coalesce()
     deg = torch.sparse.sum(adj, 1).to_dense()
     norm = torch.sparse_coo_tensor(adj.indices(), adj.values() / deg[adj.indices()[0]], (n, n)).coalesce()
-    return edge_index, norm, torch.randn(n, 5, generator=gen)
+    return edge_index, Data(adj=norm, edge_index=edge_index, num_nodes=n), torch.randn(n, 5, generator=gen)
 
 
 def test_graph_conv_equals_pyg_mean_aggregation():
@@ -116,3 +117,45 @@ def test_batched_mobius_matvec_matches_geoopt():
     out = mobius_matvec(weight, x, c)
     for s in range(3):
         torch.testing.assert_close(out[s], pmath.mobius_matvec(weight[s], x[s], k=-c[s, 0]), rtol=1e-5, atol=1e-6)
+
+
+def _pyg_graph(n=30, seed=3):
+    import numpy as np
+    import scipy.sparse as sp
+
+    from graphrepro.data.hgcn import _graph_data
+
+    edge_index, _, x = _graph(n, seed)
+    adj = sp.coo_matrix((np.ones(edge_index.shape[1]), edge_index.numpy()), shape=(n, n)).tocsr()
+    return edge_index, _graph_data(adj, x.numpy(), normalize_feats=False, augment=False)
+
+
+@pytest.mark.parametrize("kind", ["SAGE", "SGC", "GAT"])
+def test_gnn_layers_match_pyg(kind):
+    """Each member of our stacked SAGE, SGC and GAT layers computes what PyG's layer computes with its weights."""
+    from torch_geometric.nn import GATConv, SAGEConv, SGConv
+
+    from graphrepro.models.hgcn import EUCLIDEAN
+
+    edge_index, graph = _pyg_graph()
+    members = Members([0, 1])
+    layer = EUCLIDEAN[kind](members, 5, 8, 0.0, "none", True).eval()
+    out = layer(graph.x, graph)
+    for s in range(2):
+        with torch.no_grad():
+            if kind == "SAGE":
+                ref = SAGEConv(5, 8)
+                ref.lin_l.weight.copy_(layer.neighbours.weight[s].T)
+                ref.lin_l.bias.copy_(layer.neighbours.bias[s, 0])
+                ref.lin_r.weight.copy_(layer.root.weight[s].T)
+            elif kind == "SGC":
+                ref = SGConv(5, 8, K=2)
+                ref.lin.weight.copy_(layer.linear.weight[s].T)
+                ref.lin.bias.copy_(layer.linear.bias[s, 0])
+            else:
+                ref = GATConv(5, 2, heads=4)
+                ref.lin.weight.copy_(layer.linear.weight[s].T)
+                ref.att_src.copy_(layer.att_src[s][None])
+                ref.att_dst.copy_(layer.att_dst[s][None])
+                ref.bias.copy_(layer.bias[s, 0])
+        torch.testing.assert_close(out[s], ref(graph.x, edge_index), rtol=1e-4, atol=1e-5)

@@ -99,7 +99,7 @@ class Page:
         )
 
 
-HGCN_TASKS = ("disease_lp/lp", "airport/lp", "airport/nc")
+HGCN_TASKS = ("disease_lp/lp", "disease_nc/nc", "airport/lp", "airport/nc")
 GAMMAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 PAGES: tuple[Page, ...] = (

@@ -10,6 +10,7 @@ import pandas as pd
 import seaborn as sns
 
 from graphrepro import chapters, report, store
+from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
 from graphrepro.report import claim_row, fmt, mean_std, verdict
@@ -20,14 +21,19 @@ SOURCE = "Katsman & Gilbert, Table 1 (MLP rows); Chami et al. 2019 as reprinted 
 
 # (model, variant) -> task -> (mean, std), test ROC AUC (LP) or F1 (NC), in percent.
 PAPER: dict[tuple[str, str], dict[str, tuple[float, float]]] = {
-    ("MLP", "original"): {"disease_lp/lp": (72.6, 0.6), "airport/lp": (89.8, 0.5), "airport/nc": (68.6, 0.6)},
-    ("MLP", "debugged"): {"disease_lp/lp": (98.7, 0.2), "airport/lp": (96.4, 0.1), "airport/nc": (95.9, 0.8)},
-    ("GCN", "original"): {"disease_lp/lp": (64.7, 0.5), "airport/lp": (89.3, 0.4), "airport/nc": (81.4, 0.6)},
-    ("HNN", "none"): {"disease_lp/lp": (75.1, 0.3), "airport/lp": (90.8, 0.2), "airport/nc": (80.5, 0.5)},
-    ("HGCN", "none"): {"disease_lp/lp": (90.8, 0.3), "airport/lp": (96.4, 0.1), "airport/nc": (90.6, 0.2)},
+    ("MLP", "original"): {"disease_lp/lp": (72.6, 0.6), "disease_nc/nc": (28.8, 2.5), "airport/lp": (89.8, 0.5), "airport/nc": (68.6, 0.6)},
+    ("MLP", "debugged"): {"disease_lp/lp": (98.7, 0.2), "disease_nc/nc": (80.3, 0.7), "airport/lp": (96.4, 0.1), "airport/nc": (95.9, 0.8)},
+    ("GCN", "original"): {"disease_lp/lp": (64.7, 0.5), "disease_nc/nc": (69.7, 0.4), "airport/lp": (89.3, 0.4), "airport/nc": (81.4, 0.6)},
+    ("GAT", "original"): {"disease_lp/lp": (69.8, 0.3), "disease_nc/nc": (70.4, 0.4), "airport/lp": (90.5, 0.3), "airport/nc": (81.5, 0.3)},
+    ("SAGE", "original"): {"disease_lp/lp": (65.9, 0.3), "disease_nc/nc": (69.1, 0.6), "airport/lp": (90.4, 0.5), "airport/nc": (82.1, 0.5)},
+    ("SGC", "original"): {"disease_lp/lp": (65.1, 0.2), "disease_nc/nc": (69.5, 0.2), "airport/lp": (89.8, 0.3), "airport/nc": (80.6, 0.1)},
+    ("HNN", "none"): {"disease_lp/lp": (75.1, 0.3), "disease_nc/nc": (41.0, 1.8), "airport/lp": (90.8, 0.2), "airport/nc": (80.5, 0.5)},
+    ("HGCN", "none"): {"disease_lp/lp": (90.8, 0.3), "disease_nc/nc": (74.5, 0.9), "airport/lp": (96.4, 0.1), "airport/nc": (90.6, 0.2)},
 }
-ROWS = (("MLP", "original"), ("MLP", "debugged"), ("GCN", "original"), ("GCN", "debugged"), ("HNN", "none"), ("HGCN", "none"))
-TASK_LABELS = {"disease_lp/lp": "Disease LP", "airport/lp": "Airport LP", "airport/nc": "Airport NC"}
+ROWS = tuple(
+    [(m, v) for m in ("MLP", "GCN", "GAT", "SAGE", "SGC") for v in ("original", "debugged")] + [("HNN", "none"), ("HGCN", "none")]
+)
+TASK_LABELS = {"disease_lp/lp": "Disease LP", "disease_nc/nc": "Disease NC", "airport/lp": "Airport LP", "airport/nc": "Airport NC"}
 METRIC = {"lp": "roc", "nc": "f1"}
 
 # Settings shared by every model in Table 1's first slice: HGCN's README settings (dim 16, 2 layers,
@@ -37,7 +43,14 @@ TASK_SETTINGS: dict[str, dict[str, Any]] = {
     "disease_lp/lp": {"normalize_feats": False, "c": 1.0},
     "airport/lp": {"normalize_feats": True, "c": None},
     "airport/nc": {"normalize_feats": True, "c": None},
+    "disease_nc/nc": {"normalize_feats": True, "c": 1.0},  # HGCN's README command for Disease NC
 }
+
+
+def unavailable(task: str) -> str | None:
+    """Why a task's dataset cannot be had here (None when it can)."""
+    status = dataset_status(task.split("/")[0])
+    return status["reason"] if status["status"] != "available" else None
 
 
 def run_variant(model: str, variant: str, task: str) -> str:
@@ -49,6 +62,8 @@ def table1_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every run behind the first slice of Table 1, one per (row, task, seed), without duplicates."""
     configs, seen = [], set()
     for task in params["tasks"]:
+        if unavailable(task):
+            continue
         dataset, kind = task.split("/")
         for model, variant in ROWS:
             for seed in range(params["seeds"]):
@@ -81,6 +96,7 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Paper and ours side by side with a verdict per cell (long format: one row per model and task)."""
     rows = []
     for task in params["tasks"]:
+        missing = unavailable(task)
         for model, variant in ROWS:
             ours, ours_std, n = _cell(runs, model, variant, task)
             paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
@@ -88,9 +104,9 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 "model": row_label(model, variant),
                 "task": TASK_LABELS[task],
                 "paper": fmt(paper, paper_std),
-                "ours": fmt(ours, ours_std),
+                "ours": f"unavailable: {missing}" if missing else fmt(ours, ours_std),
                 "seeds": n,
-                "verdict": verdict(ours, paper, params["tolerance"]),
+                "verdict": "unavailable" if missing else verdict(ours, paper, params["tolerance"]),
                 "paper_mean": paper,
                 "ours_mean": ours,
                 "ours_std": ours_std,
@@ -105,8 +121,10 @@ def table1_display(long: pd.DataFrame) -> pd.DataFrame:
 
 def table1_figure(long: pd.DataFrame) -> plt.Figure:
     """Ours (mean ± std over seeds) against the paper's numbers, per task."""
+    long = long[long.verdict != "unavailable"]
     tasks = list(long.task.unique())
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), sharey=False, squeeze=False)
+    height = 0.3 * long.model.nunique() + 1.4
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), height), sharey=False, squeeze=False)
     for ax, task in zip(axes[0], tasks):
         part = long[long.task == task]
         y = range(len(part))

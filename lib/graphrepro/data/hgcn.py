@@ -140,9 +140,15 @@ def _graph_data(adj: sp.spmatrix, feats: np.ndarray, normalize_feats: bool, augm
         feats = row_normalize(feats)
     if augment:
         feats = degree_augment(adj, feats)
-    adj_norm = row_normalize(adj + sp.eye(adj.shape[0]))
+    looped = adj + sp.eye(adj.shape[0])
+    inv_sqrt = 1.0 / np.sqrt(np.asarray(looped.sum(1)).flatten())
     edge_index = torch.from_numpy(np.vstack(adj.nonzero()).astype(np.int64))
-    return Data(x=torch.tensor(feats, dtype=torch.float32), edge_index=edge_index, adj=_sparse_tensor(adj_norm), num_nodes=adj.shape[0])
+    return Data(
+        x=torch.tensor(feats, dtype=torch.float32), edge_index=edge_index, num_nodes=adj.shape[0],
+        adj=_sparse_tensor(row_normalize(looped)),  # HGCN's D^-1 (A + I), for GCN, HGCN
+        adj_mean=_sparse_tensor(row_normalize(adj)),  # D^-1 A, the mean over neighbours (SAGE)
+        adj_sym=_sparse_tensor(sp.diags(inv_sqrt) @ looped @ sp.diags(inv_sqrt)),  # D^-1/2 (A + I) D^-1/2 (SGC)
+    )
 
 
 def raw_graph(dataset: str, files: dict[str, Path] | None = None) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:

@@ -94,7 +94,7 @@ def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        h = model.embed(data.x, data.adj)
+        h = model.embed(data.x, data)
         neg = pool[members.randint(len(pool), n_train)]  # [members, n_train, 2], each member's own draw
         pos_p, neg_p = model.score(h, data.train_pos), model.score(h, neg)
         finite = torch.isfinite(pos_p).all(1) & torch.isfinite(neg_p).all(1)
@@ -109,7 +109,7 @@ def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     def evaluate():
         model.eval()
         with torch.no_grad():
-            h = model.embed(data.x, data.adj)
+            h = model.embed(data.x, data)
             scores = {split: (model.score(h, data[f"{split}_pos"]).cpu().numpy(), model.score(h, data[f"{split}_neg"]).cpu().numpy())
                       for split in ("val", "test")}
         vals = [link_metrics(scores["val"][0][s], scores["val"][1][s]) for s in range(len(members))]
@@ -129,7 +129,7 @@ def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        logp = F.log_softmax(model(data.x, data.adj)[:, data.train_idx], dim=-1)  # [members, train, classes]
+        logp = F.log_softmax(model(data.x, data)[:, data.train_idx], dim=-1)  # [members, train, classes]
         target = data.y[data.train_idx].expand(len(members), -1)
         loss = F.nll_loss(logp.transpose(1, 2), target, reduction="none").mean(1)
         finite = torch.isfinite(loss)
@@ -141,7 +141,7 @@ def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     def evaluate():
         model.eval()
         with torch.no_grad():
-            pred = model(data.x, data.adj).argmax(-1).cpu().numpy()
+            pred = model(data.x, data).argmax(-1).cpu().numpy()
 
         def on(split: str, s: int) -> dict[str, float]:
             idx = data[f"{split}_idx"].cpu().numpy()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch_geometric.data import Data
 
 from graphrepro.models import poincare
-from graphrepro.models.euclidean import Dense, GraphConv
+from graphrepro.models.euclidean import Dense, GATConv, GraphConv, SAGEConv, SGConv
 from graphrepro.models.members import Members
 
-EUCLIDEAN = {"MLP": Dense, "GCN": GraphConv}
+EUCLIDEAN = {"MLP": Dense, "GCN": GraphConv, "GAT": GATConv, "SAGE": SAGEConv, "SGC": SGConv}
 HYPERBOLIC = {"HNN": False, "HGCN": True}  # whether the layer aggregates over neighbours
 MODELS = (*EUCLIDEAN, *HYPERBOLIC)
 
@@ -34,12 +35,12 @@ class Encoder(nn.Module):
         """True for encoders whose output lies on a Poincaré ball."""
         return self.c is not None
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, graph: Data) -> torch.Tensor:
         """Node embeddings [members, nodes, dim] (points on the ball for hyperbolic encoders)."""
         if self.hyperbolic:
             x = poincare.to_ball(x, self.c_in)
         for layer in self.layers:
-            x = layer(x, adj)
+            x = layer(x, graph)
         return x
 
 
@@ -50,6 +51,8 @@ def build_encoder(
     """The encoder of ``model`` (MLP, GCN, HNN or HGCN) with HGCN's dimensions and curvatures."""
     dims = layer_dims(in_dim, dim, num_layers, task)
     pairs = list(zip(dims[:-1], dims[1:]))
+    if model == "SGC":  # one propagate-then-linear layer, whatever the depth; no activation
+        return Encoder([SGConv(members, in_dim, dim, dropout, "none", bias)], None, None)
     if model in EUCLIDEAN:
         return Encoder([EUCLIDEAN[model](members, i, o, dropout, act, bias) for i, o in pairs], None, None)
     if model not in HYPERBOLIC:
@@ -87,9 +90,9 @@ class LinkPredictor(nn.Module):
         self.encoder = encoder
         self.ball_projection, self.fd_clamp, self.r, self.t = ball_projection, fd_clamp, r, t
 
-    def embed(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+    def embed(self, x: torch.Tensor, graph: Data) -> torch.Tensor:
         """Node embeddings [members, nodes, dim] as the decoder sees them."""
-        h = self.encoder(x, adj)
+        h = self.encoder(x, graph)
         if not self.encoder.hyperbolic and self.ball_projection:
             h = ball_projection(h)
         return h
@@ -109,17 +112,21 @@ class LinkPredictor(nn.Module):
 
 
 class NodeClassifier(nn.Module):
-    """Encoder + HGCN's decoder: a GCN layer for GCN, else a linear layer on tangent-space embeddings."""
+    """Encoder + HGCN's decoder: one more graph layer for GCN and GAT (and SAGE), else a linear layer on
+    (tangent-space) embeddings."""
 
     def __init__(self, members: Members, encoder: Encoder, model: str, dim: int, n_classes: int, dropout: float, bias: bool) -> None:
         super().__init__()
         self.encoder = encoder
-        decoder = GraphConv if model == "GCN" else Dense
-        self.decoder = decoder(members, dim, n_classes, dropout, "none", bias)
+        if model == "GAT":  # HGCN's GATDecoder: one attention head
+            self.decoder = GATConv(members, dim, n_classes, dropout, "none", bias, heads=1)
+        else:
+            decoder = {"GCN": GraphConv, "SAGE": SAGEConv}.get(model, Dense)
+            self.decoder = decoder(members, dim, n_classes, dropout, "none", bias)
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, graph: Data) -> torch.Tensor:
         """Class logits [members, nodes, classes]."""
-        h = self.encoder(x, adj)
+        h = self.encoder(x, graph)
         if self.encoder.hyperbolic:
             h = poincare.to_tangent(h, self.encoder.c)
-        return self.decoder(h, adj)
+        return self.decoder(h, graph)

@@ -8,6 +8,7 @@ import math
 import torch
 from geoopt.manifolds.stereographic import math as pmath
 from torch import nn
+from torch_geometric.data import Data
 
 from graphrepro.models.euclidean import activation, propagate
 from graphrepro.models.members import Members
@@ -76,9 +77,9 @@ class HypLayer(nn.Module):
         self.act = activation(act)
         self.aggregate = aggregate
 
-    def forward(self, x: torch.Tensor, adj: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, graph: Data | None = None) -> torch.Tensor:
         """Transform points on the ball of curvature -c_in into points on the ball of -c_out."""
         h = self.linear(x)
         if self.aggregate:
-            h = to_ball(propagate(adj, to_tangent(h, self.c_in)), self.c_in)
+            h = to_ball(propagate(graph.adj, to_tangent(h, self.c_in)), self.c_in)
         return to_ball(self.act(to_tangent(h, self.c_in)), self.c_out)
