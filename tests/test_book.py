@@ -137,5 +137,7 @@ def test_pages_render_in_headless_chromium(smoke_book):
                 text = page.inner_text("main")
                 assert "Parameters of this run" in text and "smoke" in text
                 assert "profile =" not in text  # the raw parameter cells are hidden
+                assert "unavailable: disease_nc.feats.npz" in text  # the Disease NC column says why it is empty
+                assert page.locator("figure img").count() >= 4  # Table 1, γ sweep, curvature, tripod
             page.close()
         browser.close()
