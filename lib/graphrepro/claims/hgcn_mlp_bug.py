@@ -144,7 +144,14 @@ def _mean(long: pd.DataFrame, model: str, task: str) -> float:
     return float(match.ours_mean.iloc[0]) if len(match) else math.nan
 
 
-def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run the chapter shows: Table 1, the clean airport split, and the trees."""
+    from graphrepro.claims import hgcn_trees
+
+    return table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params)
+
+
+def recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
     """The store's records for exactly these configs (nothing is trained)."""
     wanted = {store.config_key(EXPERIMENT, hgcn.EXPERIMENT.version, c) for c in configs}
     runs = store.load(CHAPTER)
@@ -157,7 +164,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
     params = chapters.resolve(CHAPTER, profile) if params is None else params
     if runs is None:
-        runs = _recorded(table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params))
+        runs = recorded(chapter_configs(params))
     long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     tol = params["tolerance"]
     rows = []
