@@ -18,6 +18,14 @@ def set_style() -> None:
     plt.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.titleweight": "bold"})
 
 
+def glue_figure(name: str, fig: plt.Figure) -> None:
+    """Glue a figure for a ``{glue:figure}`` block and close it, so that it is not shown twice."""
+    from myst_nb import glue
+
+    glue(name, fig, display=False)
+    plt.close(fig)
+
+
 def parameters_table(params: dict[str, Any]) -> pd.DataFrame:
     """The parameters a page ran with, as a two-column table."""
     rows = [{"parameter": k, "value": ", ".join(map(str, v)) if isinstance(v, list) else str(v)} for k, v in params.items()]
@@ -35,12 +43,13 @@ def fmt(mean: float, std: float) -> str:
     return "–" if math.isnan(mean) else f"{mean:.1f} ± {std:.1f}"
 
 
-def verdict(ours: float, paper: float, tolerance: float) -> str:
-    """'reproduced' when |ours - paper| ≤ tolerance (in points), else the signed gap."""
+def verdict(ours: float, paper: float, tolerance: float, runs: int = 0) -> str:
+    """'reproduced' when |ours - paper| ≤ tolerance (in points), else the signed gap; ``runs`` tells a
+    missing number (not run) from runs that all diverged before their first evaluation."""
+    if math.isnan(ours):
+        return "diverged" if runs else "not run"
     if math.isnan(paper):
         return "no paper number"
-    if math.isnan(ours):
-        return "not run"
     gap = ours - paper
     return REPRODUCED if abs(gap) <= tolerance else f"differs by {gap:+.1f}"
 

@@ -83,13 +83,16 @@ def run_table1(params: dict[str, Any]) -> pd.DataFrame:
     return run_grid(CHAPTER, EXPERIMENT, table1_configs(params), params["device"], desc="Table 1")
 
 
-def _cell(runs: pd.DataFrame, model: str, variant: str, task: str) -> tuple[float, float, int]:
+def _cell(runs: pd.DataFrame, model: str, variant: str, task: str) -> tuple[float, float, int, int]:
+    """Mean, std and count of the test metric, and the number of records (diverged ones included)."""
     dataset, kind = task.split("/")
     if runs.empty:
-        return math.nan, math.nan, 0
+        return math.nan, math.nan, 0, 0
     mask = (runs.dataset == dataset) & (runs.task == kind) & (runs.model == model)
     mask &= (runs.variant == run_variant(model, variant, task)) & (runs.split != "stratified")
-    return mean_std(runs.loc[mask, f"test_{METRIC[kind]}"])
+    column = f"test_{METRIC[kind]}"
+    values = runs.loc[mask, column] if column in runs else pd.Series(dtype=float)
+    return (*mean_std(values), int(mask.sum()))
 
 
 def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -97,16 +100,21 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     rows = []
     for task in params["tasks"]:
         missing = unavailable(task)
+        if missing:  # one row says why the whole column is empty
+            rows.append({"model": "every model", "task": TASK_LABELS[task], "paper": "see above",
+                         "ours": f"unavailable: {missing}", "seeds": 0, "verdict": "unavailable",
+                         "paper_mean": math.nan, "ours_mean": math.nan, "ours_std": math.nan})
+            continue
         for model, variant in ROWS:
-            ours, ours_std, n = _cell(runs, model, variant, task)
+            ours, ours_std, n, records = _cell(runs, model, variant, task)
             paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
             rows.append({
                 "model": row_label(model, variant),
                 "task": TASK_LABELS[task],
                 "paper": fmt(paper, paper_std),
-                "ours": f"unavailable: {missing}" if missing else fmt(ours, ours_std),
+                "ours": fmt(ours, ours_std),
                 "seeds": n,
-                "verdict": "unavailable" if missing else verdict(ours, paper, params["tolerance"]),
+                "verdict": verdict(ours, paper, params["tolerance"], records),
                 "paper_mean": paper,
                 "ours_mean": ours,
                 "ours_std": ours_std,
