@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import graphrepro  # noqa: F401  (first: it switches TorchScript off before torch and geoopt load)
 import pytest
 
 

@@ -106,3 +106,19 @@ def test_device_choice():
     if not torch.cuda.is_available():
         with pytest.raises(RuntimeError, match="no CUDA"):
             resolve_device("cuda")
+
+
+def test_hyperbolic_maths_run_eagerly():
+    """TorchScript's profiling and optimised runs round differently: a run's numbers would depend on what
+    ran before it. graphrepro switches TorchScript off, and refuses to build hyperbolic models with it on."""
+    import subprocess
+    import sys
+
+    from geoopt.manifolds.stereographic import math as pmath
+
+    assert not isinstance(pmath._expmap0, torch.jit.ScriptFunction)
+    late = subprocess.run(
+        [sys.executable, "-c", "import torch, geoopt, graphrepro.models.poincare"],
+        capture_output=True, text=True, env={k: v for k, v in __import__("os").environ.items() if k != "PYTORCH_JIT"},
+    )
+    assert late.returncode != 0 and "PYTORCH_JIT=0" in late.stderr

@@ -29,7 +29,6 @@ DEFAULTS: dict[str, Any] = {
     "normalize_feats": True,
     "split": "faithful",
     "split_seed": 1234,
-    "tree_gamma": None,  # only for the synthetic trees: γ of Tree(10, 3, γ, 1, N(0, I_1000))
     "max_epochs": 5000,
     "patience": 100,
     "min_epochs": 100,
@@ -48,11 +47,12 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
     euclidean_lp = task == "lp" and model in EUCLIDEAN
     if (variant in ("original", "debugged")) != euclidean_lp:
         raise ValueError("variant is 'original' or 'debugged' for Euclidean link prediction and 'none' otherwise")
-    unknown = set(overrides) - set(DEFAULTS)
+    unknown = set(overrides) - set(DEFAULTS) - {"tree_gamma"}
     if unknown:
-        raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)}")
+        raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)} and tree_gamma")
     config = {**DEFAULTS, **overrides}
-    if (dataset == "tree1111") != (config["tree_gamma"] is not None):
+    # tree_gamma (γ of Tree(10, 3, γ, 1, N(0, I_1000))) exists only in the configs of the synthetic trees
+    if (dataset == "tree1111") != (config.get("tree_gamma") is not None):
         raise ValueError("tree_gamma is set for (and only for) the synthetic tree1111 datasets")
     if task == "lp":
         config["split"] = "hgcn"
@@ -63,7 +63,7 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
 
 def data_key(config: dict[str, Any]) -> tuple:
     """Runs with the same key share one prepared graph."""
-    return tuple(config[k] for k in ("dataset", "task", "normalize_feats", "split", "split_seed", "tree_gamma"))
+    return tuple(config.get(k) for k in ("dataset", "task", "normalize_feats", "split", "split_seed", "tree_gamma"))
 
 
 def prepare(config: dict[str, Any]) -> Data:

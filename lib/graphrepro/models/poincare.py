@@ -14,6 +14,13 @@ from graphrepro.models.euclidean import activation, propagate
 from graphrepro.models.members import Members
 
 
+if isinstance(pmath._expmap0, torch.jit.ScriptFunction):
+    raise ImportError(
+        "geoopt was imported with TorchScript enabled, which makes hyperbolic runs depend on what ran "
+        "before them; import graphrepro before torch and geoopt, or set PYTORCH_JIT=0"
+    )
+
+
 def to_ball(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     """Map tangent vectors at the origin onto the ball of curvature -c, then keep them inside."""
     return pmath.project(pmath.expmap0(x, k=-c), k=-c)
