@@ -38,13 +38,12 @@ def show_progress() -> bool:
 def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]], data: Any, device: str = "auto") -> list[dict[str, Any]]:
     """Train configs that differ only in their seed together; one full record (not yet written) each."""
     dev = resolve_device(device)
-    start = time.perf_counter()
     with one_thread():
+        start = time.perf_counter()
         metrics = experiment.train(data, configs, dev)
-    batch_s = time.perf_counter() - start
+        batch_s = time.perf_counter() - start
+        environment = run_environment(dev)  # records the thread count the run used
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with one_thread():
-        environment = run_environment(dev)
     return [
         {
             "key": store.config_key(experiment.name, experiment.version, config),
