@@ -237,5 +237,6 @@ report.verdict_table(verdicts)
 # * Node classification never passes through the projection, so the switch cannot explain the paper's
 #   Airport NC jump (68.6 → 95.9); our MLP scores {glue:text}`mlp_airport_nc` with HGCN's settings, and
 #   HGCN's leaky split moves it by {glue:text}`nc_leak_mlp` points against a clean split.
-# * Not yet reproduced here: the GAT, SAGE and SGC rows of Table 1, the per-model hyperparameter
-#   search, and a tuned MLP for the γ sweep.
+# * Not yet done here: the per-model hyperparameter search on validation and a tuned MLP for the γ
+#   sweep; every model uses HGCN's README settings, so cells that differ from the paper may reflect
+#   tuning as much as the claim.
