@@ -87,6 +87,7 @@ def tripod_figure(frame: pd.DataFrame) -> plt.Figure:
     ax.axhline(2.0, color="grey", linestyle="--", label="graph distance (2)")
     ax.axhline(np.sqrt(3), color="grey", linestyle=":", label="Euclidean (√3)")
     ax.set_xscale("symlog", linthresh=0.25)
+    ax.set_xlim(left=0)
     ax.set_xlabel("|K| (curvature magnitude)")
     ax.set_ylabel("leaf-to-leaf distance")
     ax.legend(loc="lower right")
