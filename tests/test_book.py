@@ -28,14 +28,9 @@ def smoke_book(tmp_path_factory):
     vendor = paths.REPO_ROOT / "_vendor"
     assert (vendor / "mathjax" / "tex-chtml.js").exists(), "run `make vendor` first (make test does)"
     (root / "_vendor").symlink_to(vendor)
-    old = {k: os.environ.get(k) for k in ("GRAPHREPRO_RESULTS",)}
-    os.environ["GRAPHREPRO_RESULTS"] = str(root / "results")
-    try:
+    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results")):
         executed = {p.slug: runner.execute(p.slug, "smoke", output_dir=root / "book" / "executed") for p in chapters.PAGES}
         index = runner.build_book(root)
-    finally:
-        for k, v in old.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
     return {"root": root, "executed": executed, "index": index}
 
 

@@ -46,15 +46,15 @@ def chapter_wall_time(slug: str = hgcn_mlp_bug.CHAPTER, profile: str = "standard
     (only when every run is recorded: otherwise executing the page would train the rest)."""
     params = chapters.resolve(slug, profile)
     configs = hgcn_mlp_bug.chapter_configs(params)
-    wanted = {store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs}
+    wanted = len({store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs})
     runs = hgcn_mlp_bug.recorded(configs)
     result: dict[str, float | str] = {
-        "runs in the profile": len(wanted),
+        "runs in the profile": wanted,
         "runs recorded": len(runs),
         "training seconds (sum of records)": float(runs.wall_s.sum()) if len(runs) else 0.0,
     }
-    if len(runs) < len(wanted):
-        result["page execution"] = f"skipped: {len(wanted) - len(runs)} runs are not recorded yet"
+    if len(runs) < wanted:
+        result["page execution"] = f"skipped: {wanted - len(runs)} runs are not recorded yet"
         return result
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,7 +21,7 @@ HIDDEN_CELL_TAGS = ("parameters", "injected-parameters")
 
 
 @contextlib.contextmanager
-def _environment(**values: str) -> Iterator[None]:
+def temporary_environment(**values: str) -> Iterator[None]:
     """Set environment variables for the kernel papermill starts, restoring them afterwards."""
     old = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
@@ -58,7 +58,7 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
     partial = output_dir / f".{slug}.partial.ipynb"
     notebook = jupytext.read(source)
     try:
-        with _environment(GRAPHREPRO_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1"):
+        with temporary_environment(GRAPHREPRO_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1"):
             papermill.execute_notebook(
                 notebook, str(partial), parameters=params, kernel_name="python3",
                 cwd=str(source.parent), progress_bar=False, log_output=log_output,
