@@ -1,0 +1,66 @@
+"""Model selection: the grid, the choice of the best setting on validation, and chapter 1's use of it."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from graphrepro import chapters, search
+from graphrepro.claims import hgcn_mlp_bug, hgcn_tuning
+from graphrepro.experiments import hgcn
+
+
+def test_grid_is_the_product_in_listed_order():
+    settings = search.grid({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert len(settings) == 6
+    assert settings[0] == {"a": 1, "b": "x"} and settings[1] == {"a": 1, "b": "y"} and settings[-1] == {"a": 2, "b": "z"}
+
+
+@pytest.mark.parametrize(
+    "scores, index",
+    [([0.1, 0.7, 0.3], 1), ([0.5, 0.9, 0.9], 1), ([math.nan, 0.2, 0.1], 1), ([math.nan, math.nan], 0), ([0.4], 0)],
+)
+def test_best_takes_the_highest_earliest_finite_score(scores, index):
+    assert search.best(scores) == index
+
+
+def _fake_records(configs, val, test):
+    """Records as the store returns them, with given validation and test scores."""
+    rows = []
+    for config, v, t in zip(configs, val, test):
+        rows.append({**config, "key": hgcn_tuning.key(config), "val_roc": v, "val_ap": v, "test_roc": t, "test_ap": t})
+    return pd.DataFrame(rows)
+
+
+def test_chapter_one_selects_on_validation_never_test():
+    params = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
+    base = hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged", max_epochs=params["max_epochs"], normalize_feats=False)
+    trials = hgcn_tuning.trial_configs([base], params)
+    assert [t["dropout"] for t in trials] == [0.0, 0.5]
+    assert trials[0] == base  # the README settings are a trial: their seed-0 run is shared
+    assert hgcn_tuning.chosen(base, params, _fake_records(trials[:1], [0.9], [0.1])) is None  # search incomplete
+    records = _fake_records(trials, [0.6, 0.8], [0.99, 0.5])  # the better test score must not matter
+    assert hgcn_tuning.chosen(base, params, records)["dropout"] == 0.5
+    tuned = hgcn_tuning.tuned_configs([base], params, records)
+    assert [c["seed"] for c in tuned] == list(range(params["seeds"])) and all(c["dropout"] == 0.5 for c in tuned)
+
+
+def test_hyperbolic_cells_also_search_the_curvature():
+    params = chapters.resolve("hgcn-mlp-bug", "standard")
+    euclidean, hyperbolic = hgcn_tuning.space("GCN", params), hgcn_tuning.space("HGCN", params)
+    assert len(hyperbolic) == 2 * len(euclidean) == 2 * 2 * 2
+    assert {s["c"] for s in hyperbolic} == {1.0, None} and all("c" not in s for s in euclidean)
+    assert hgcn_tuning.label(hyperbolic[-1]) == "2 layers, relu, dropout 0.5, wd 0.001, c trainable"
+    paper = chapters.resolve("hgcn-mlp-bug", "paper")
+    assert len(hgcn_tuning.space("MLP", paper)) == 2 * 2 * 3 * 3 and len(hgcn_tuning.space("HNN", paper)) == 72
+
+
+def test_table1_configs_grow_with_the_recorded_search():
+    params = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
+    empty = hgcn_mlp_bug.table1_configs(params, pd.DataFrame())
+    cells = hgcn_mlp_bug.table1_bases(params)
+    assert len(cells) == len(hgcn_mlp_bug.ROWS)
+    assert len(empty) == 10 * 2 + 2 * 4  # every trial; README seeds and tuned seeds coincide with trials (1 seed)
+    more = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"], seeds=3)
+    configs = hgcn_mlp_bug.table1_configs(more, pd.DataFrame())
+    assert len(configs) == 28 + 12 * 2  # + seeds 1 and 2 of each cell's README settings; nothing tuned yet
