@@ -8,6 +8,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+import torch
 
 from graphrepro.claims import hgcn_tuning as tuning
 from graphrepro.experiments import hgcn
@@ -129,3 +130,25 @@ def gamma_figure(curve: pd.DataFrame) -> plt.Figure:
     ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
     return fig
+
+
+def isolated_endpoints(params: dict[str, Any]) -> pd.DataFrame:
+    """How often a test pair has an endpoint left without any training edge, for held-out edges and for
+    the sampled non-edges, and the ROC AUC (%) of scoring a pair by the fewer training edges of its two
+    endpoints: a score that knows nothing but the split (nothing is trained)."""
+    from graphrepro.metrics import link_metrics
+
+    rows = []
+    bases = tree_bases(params)[:1]  # every γ shares the tree and hence the split
+    bases += [hgcn.make_config(d, "lp", "MLP", 0, "debugged", normalize_feats=d != "disease_lp") for d in ("disease_lp", "airport")]
+    for base in bases:
+        data = hgcn.prepare(base)
+        degree = torch.bincount(data.train_pos.flatten(), minlength=data.num_nodes)
+        low = {kind: degree[data[f"test_{kind}"]].min(dim=1).values.float() for kind in ("pos", "neg")}
+        rows.append({
+            "graph": base["dataset"],
+            "held-out edges with an isolated end (%)": round(100 * float((low["pos"] == 0).float().mean()), 1),
+            "non-edges with an isolated end (%)": round(100 * float((low["neg"] == 0).float().mean()), 1),
+            "ROC AUC of 'fewer training edges' (%)": round(100 * link_metrics(-low["pos"].numpy(), -low["neg"].numpy())["roc"], 1),
+        })
+    return pd.DataFrame(rows).set_index("graph")
