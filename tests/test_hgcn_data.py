@@ -127,3 +127,15 @@ def test_real_disease_lp_task():
     assert data.num_nodes == 2665 and data.x.shape == (2665, 11)
     assert (len(data.val_pos), len(data.test_pos), len(data.train_pos)) == (133, 266, 2265)
     assert data.edge_index.shape[1] == 2 * 2265
+
+
+def test_hgcn_link_split_isolates_the_held_out_leaves_of_a_tree():
+    from graphrepro import chapters
+    from graphrepro.claims import hgcn_trees
+
+    table = hgcn_trees.isolated_endpoints(chapters.resolve("hgcn-mlp-bug", "smoke"))
+    assert list(table.index) == ["tree1111", "disease_lp", "airport"]
+    tree = table.loc["tree1111"]
+    # 1,000 of the 1,111 nodes are leaves: nearly every held-out edge strands one, few random pairs touch one
+    assert tree.iloc[0] > 80 and tree.iloc[1] < 40 and tree.iloc[2] > 70
+    assert table.loc["airport"].iloc[0] < 20  # a graph with hubs keeps its held-out edges' ends connected

@@ -64,3 +64,4 @@ def test_table1_configs_grow_with_the_recorded_search():
     more = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"], seeds=3)
     configs = hgcn_mlp_bug.table1_configs(more, pd.DataFrame())
     assert len(configs) == 28 + 12 * 2  # + seeds 1 and 2 of each cell's README settings; nothing tuned yet
+
