@@ -18,7 +18,7 @@ def test_grid_is_the_product_in_listed_order():
 
 @pytest.mark.parametrize(
     "scores, index",
-    [([0.1, 0.7, 0.3], 1), ([0.5, 0.9, 0.9], 1), ([math.nan, 0.2, 0.1], 1), ([math.nan, math.nan], 0), ([0.4], 0)],
+    [([0.1, 0.7, 0.3], 1), ([0.5, 0.9, 0.9], 1), ([math.nan, 0.2, 0.1], 1), ([math.nan, math.nan], None), ([0.4], 0)],
 )
 def test_best_takes_the_highest_earliest_finite_score(scores, index):
     assert search.best(scores) == index
@@ -43,6 +43,9 @@ def test_chapter_one_selects_on_validation_never_test():
     assert hgcn_tuning.chosen(base, params, records)["dropout"] == 0.5
     tuned = hgcn_tuning.tuned_configs([base], params, records)
     assert [c["seed"] for c in tuned] == list(range(params["seeds"])) and all(c["dropout"] == 0.5 for c in tuned)
+    failed = _fake_records(trials, [math.nan, math.nan], [0.5, 0.5])  # every trial diverged
+    setting, how = hgcn_tuning.selection(base, params, failed)
+    assert setting["dropout"] == base["dropout"] and how.startswith("every trial diverged")
 
 
 def test_hyperbolic_cells_also_search_the_curvature():

@@ -13,8 +13,8 @@ def grid(space: dict[str, list[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in itertools.product(*(space[n] for n in names))]
 
 
-def best(scores: list[float]) -> int:
-    """The index of the highest validation score; a tie goes to the earlier setting, NaN never wins
-    unless every score is NaN (then the first)."""
+def best(scores: list[float]) -> int | None:
+    """The index of the highest validation score; a tie goes to the earlier setting, NaN never wins,
+    and None when no score is a number (every trial failed)."""
     finite = [(s, -i) for i, s in enumerate(scores) if not math.isnan(s)]
-    return -max(finite)[1] if finite else 0
+    return -max(finite)[1] if finite else None

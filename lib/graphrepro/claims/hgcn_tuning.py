@@ -43,15 +43,25 @@ def val_score(record: pd.Series) -> float:
     return float(record["val_f1"])
 
 
-def chosen(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> dict[str, Any] | None:
-    """The setting with the best validation score among the cell's recorded trials; None until every
-    trial of the grid is recorded."""
+def selection(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> tuple[dict[str, Any] | None, str]:
+    """The setting with the best validation score among the cell's recorded trials, and how it was
+    chosen in words. None until every trial of the grid is recorded; the README settings when every
+    trial diverged before its first evaluation."""
     settings = space(base["model"], params)
     keys = [key({**base, **s, "seed": SEARCH_SEED}) for s in settings]
     by_key = runs.drop_duplicates("key").set_index("key") if len(runs) else pd.DataFrame()
     if not all(k in by_key.index for k in keys):
-        return None
-    return settings[search.best([val_score(by_key.loc[k]) for k in keys])]
+        return None, "search not complete"
+    index = search.best([val_score(by_key.loc[k]) for k in keys])
+    if index is None:
+        readme = {name: base[name] for name in settings[0]}
+        return readme, f"every trial diverged; README settings ({label(readme)})"
+    return settings[index], label(settings[index])
+
+
+def chosen(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> dict[str, Any] | None:
+    """The chosen setting of a cell (see ``selection``)."""
+    return selection(base, params, runs)[0]
 
 
 def tuned_configs(bases: list[dict[str, Any]], params: dict[str, Any], runs: pd.DataFrame) -> list[dict[str, Any]]:
@@ -86,10 +96,8 @@ def subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
     return runs[runs.key.isin(wanted)] if len(runs) else runs
 
 
-def label(setting: dict[str, Any] | None) -> str:
-    """A chosen setting in a few words."""
-    if setting is None:
-        return "search not complete"
+def label(setting: dict[str, Any]) -> str:
+    """A setting in a few words."""
     words = [f"{setting['num_layers']} layers", setting["act"], f"dropout {setting['dropout']:g}", f"wd {setting['weight_decay']:g}"]
     if "c" in setting:
         words.append("c trainable" if setting["c"] is None else f"c {setting['c']:g}")
@@ -98,6 +106,6 @@ def label(setting: dict[str, Any] | None) -> str:
 
 def cell_runs(runs: pd.DataFrame, base: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """A cell's tuned runs, its README-settings runs, and the chosen setting in words."""
-    setting = chosen(base, params, runs)
+    setting, how = selection(base, params, runs)
     tuned = subset(runs, tuned_configs([base], params, runs)) if setting is not None else runs.iloc[:0]
-    return tuned, subset(runs, readme_configs([base], params)), label(setting)
+    return tuned, subset(runs, readme_configs([base], params)), how
