@@ -56,8 +56,8 @@ def test_smoke_trains_real_records(smoke_book):
     # search trials (smoke grid: dropout 0 or 0.5, and for HNN/HGCN a fixed or trainable curvature) with one
     # seed, which is also the README-settings and the tuned run: Table 1 has 10 Euclidean and 2 hyperbolic
     # cells per LP task (2 x (10 x 2 + 2 x 4)) and 5 + 2 models on airport NC (5 x 2 + 2 x 4); 3 clean-split
-    # NC runs; 2 γ x (2 + 2 + 4) tree trials
-    assert set(runs.key) == expected and len(runs) == 56 + 18 + 3 + 16
+    # NC runs and 3 with the label's column kept; 2 γ x (2 + 2 + 4) tree trials
+    assert set(runs.key) == expected and len(runs) == 56 + 18 + 3 + 3 + 16
     assert (runs.max_epochs == params["max_epochs"]).all()
     diverged = runs.diverged.astype(bool)
     # only HNN and HGCN keep HGCN's unclamped Fermi-Dirac decoder, whose exponent can overflow

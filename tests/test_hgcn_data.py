@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import torch
 
 from graphrepro.data import DataUnavailable, hgcn
 from graphrepro.data.registry import dataset_status
@@ -117,6 +118,25 @@ def test_real_airport_split_reproduces_the_leak(airport_labels):
     assert (len(idx["val"]), len(idx["test"]), len(idx["train"])) == (524, 524, 3364)
     train, val, test = set(idx["train"]), set(idx["val"]), set(idx["test"])
     assert (len(val & train), len(test & train), len(val & test)) == (246, 225, 43)
+
+
+def test_airport_label_column_is_dropped_unless_asked_for(airport_labels):
+    plain = hgcn.node_classification_data("airport", normalize_feats=True)
+    leaky = hgcn.node_classification_data("airport", normalize_feats=True, label_feature=True)
+    assert plain.x.shape == (3188, 4 + 7) and leaky.x.shape == (3188, 5 + 7)  # + degree one-hot (6) and a constant
+    _, attrs, _ = hgcn.raw_graph("airport")
+    # the extra column is the (row-normalised) attribute the classes are binned from
+    column = attrs[:, 4] / attrs.sum(1)
+    assert np.allclose(leaky.x[:, 4].numpy(), column, atol=1e-6)
+    assert torch.equal(plain.y, leaky.y)
+
+
+def test_label_feature_only_exists_for_airport_node_classification():
+    from graphrepro.experiments import hgcn as experiment
+
+    assert "label_feature" not in experiment.make_config("airport", "nc", "MLP", 0)
+    with pytest.raises(ValueError, match="airport node classification only"):
+        experiment.make_config("airport", "lp", "MLP", 0, "debugged", label_feature=True)
 
 
 def test_real_disease_lp_task():

@@ -184,11 +184,13 @@ NC_PROPORTIONS = {"disease_nc": (0.10, 0.60), "airport": (0.15, 0.15)}
 
 
 def node_classification_data(
-    dataset: str, normalize_feats: bool, split: str = "faithful", split_seed: int = 1234, files: dict[str, Path] | None = None
+    dataset: str, normalize_feats: bool, split: str = "faithful", split_seed: int = 1234,
+    files: dict[str, Path] | None = None, label_feature: bool = False,
 ) -> Data:
-    """A node-classification task: HGCN's (leaky) split or a clean stratified one; airport without column 4."""
+    """A node-classification task: HGCN's (leaky) split or a clean stratified one; airport without
+    column 4, the one its classes are binned from, unless ``label_feature``."""
     adj, feats, labels = raw_graph(dataset, files)
-    if dataset == "airport":
+    if dataset == "airport" and not label_feature:
         feats = feats[:, :4]
     val_prop, test_prop = NC_PROPORTIONS[dataset]
     if split == "faithful":

@@ -33,6 +33,11 @@ DEFAULTS: dict[str, Any] = {
     "patience": 100,
     "min_epochs": 100,
 }
+# fields that exist only in the configs that set them, so adding them left every other run's key alone
+OPTIONAL = {
+    "tree_gamma": "γ of Tree(10, 3, γ, 1, N(0, I_1000)), for the synthetic tree1111 datasets",
+    "label_feature": "airport NC: keep feature column 4, from which the classes are binned, among the features",
+}
 TASKS = {"lp": ("disease_lp", "airport", "tree1111"), "nc": ("disease_nc", "airport")}
 TREE_DATA_SEED = 0  # one sample of each Tree1111_γ, shared by all training seeds
 VARIANTS = {"original": (True, None), "debugged": (False, 20.0), "none": (False, None)}
@@ -47,10 +52,12 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
     euclidean_lp = task == "lp" and model in EUCLIDEAN
     if (variant in ("original", "debugged")) != euclidean_lp:
         raise ValueError("variant is 'original' or 'debugged' for Euclidean link prediction and 'none' otherwise")
-    unknown = set(overrides) - set(DEFAULTS) - {"tree_gamma"}
+    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL)
     if unknown:
-        raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)} and tree_gamma")
+        raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)} and {sorted(OPTIONAL)}")
     config = {**DEFAULTS, **overrides}
+    if config.get("label_feature") and (dataset, task) != ("airport", "nc"):
+        raise ValueError("label_feature applies to airport node classification only")
     # tree_gamma (γ of Tree(10, 3, γ, 1, N(0, I_1000))) exists only in the configs of the synthetic trees
     if (dataset == "tree1111") != (config.get("tree_gamma") is not None):
         raise ValueError("tree_gamma is set for (and only for) the synthetic tree1111 datasets")
@@ -63,7 +70,7 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
 
 def data_key(config: dict[str, Any]) -> tuple:
     """Runs with the same key share one prepared graph."""
-    return tuple(config.get(k) for k in ("dataset", "task", "normalize_feats", "split", "split_seed", "tree_gamma"))
+    return tuple(config.get(k) for k in ("dataset", "task", "normalize_feats", "split", "split_seed", *OPTIONAL))
 
 
 def prepare(config: dict[str, Any]) -> Data:
@@ -74,7 +81,8 @@ def prepare(config: dict[str, Any]) -> Data:
     if config["task"] == "lp":
         return hgcn_data.link_prediction_data(config["dataset"], config["normalize_feats"], config["split_seed"])
     return hgcn_data.node_classification_data(
-        config["dataset"], config["normalize_feats"], config["split"], config["split_seed"]
+        config["dataset"], config["normalize_feats"], config["split"], config["split_seed"],
+        label_feature=config.get("label_feature", False),
     )
 
 
