@@ -13,11 +13,9 @@ from graphrepro import chapters, report, store
 from graphrepro.claims import hgcn_tuning as tuning
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgcn
-from graphrepro.grid import run_grid
 from graphrepro.report import claim_row, fmt, mean_std, verdict
 
-CHAPTER = "hgcn-mlp-bug"
-EXPERIMENT = hgcn.EXPERIMENT.name
+CHAPTER = tuning.CHAPTER
 
 # Katsman & Gilbert, Table 1: (model, variant) -> task -> (mean, std) of test ROC AUC (LP) or F1 (NC), in
 # percent. The MLP rows are theirs (5 seeds); the others are earlier papers' numbers (Chami et al. 2019,
@@ -77,22 +75,13 @@ def table1_bases(params: dict[str, Any]) -> list[tuple[str, str, str, dict[str, 
 
 
 def table1_configs(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """Every run behind Table 1: the search trials, then every seed of the README settings and of the
-    settings chosen by the recorded trials."""
-    bases = [cell[3] for cell in table1_bases(params)]
-    trials = tuning.trial_configs(bases, params)
-    runs = recorded(trials) if runs is None else runs
-    return tuning.unique(trials + tuning.readme_configs(bases, params) + tuning.tuned_configs(bases, params, runs))
+    """Every run behind Table 1 (see ``hgcn_tuning.configs``)."""
+    return tuning.configs([cell[3] for cell in table1_bases(params)], params, runs)
 
 
 def run_table1(params: dict[str, Any]) -> pd.DataFrame:
-    """Search each cell's settings on validation, then train every seed of the chosen and the README
-    settings; returns every record behind Table 1 (what is recorded is reused)."""
-    bases = [cell[3] for cell in table1_bases(params)]
-    trials = run_grid(CHAPTER, EXPERIMENT, tuning.trial_configs(bases, params), params["device"], desc="Table 1: search")
-    final = tuning.readme_configs(bases, params) + tuning.tuned_configs(bases, params, trials)
-    seeds = run_grid(CHAPTER, EXPERIMENT, tuning.unique(final), params["device"], desc="Table 1: seeds")
-    return pd.concat([trials, seeds]).drop_duplicates("key").reset_index(drop=True)
+    """Search each cell on validation, then train every seed of the chosen and the README settings."""
+    return tuning.run([cell[3] for cell in table1_bases(params)], params, "Table 1")
 
 
 def _cell(runs: pd.DataFrame, task: str) -> tuple[float, float, int, int]:

@@ -15,7 +15,7 @@ from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
 from graphrepro.report import fmt, mean_std, verdict
 
-CHAPTER = "hgcn-mlp-bug"
+CHAPTER = tuning.CHAPTER
 NC_MODELS = ("MLP", "GCN", "HGCN")
 TREE_MODELS = ("MLP", "GCN", "HGCN")
 # Katsman & Gilbert, Table 2 (test ROC AUC on Tree1111, γ = 0; 5 seeds). The paper's hyperbolic model
@@ -79,23 +79,13 @@ def tree_bases(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def tree_configs(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """Every tree run: the search trials, then every seed of the README and of the chosen settings."""
-    bases = tree_bases(params)
-    trials = tuning.trial_configs(bases, params)
-    if runs is None:
-        from graphrepro.claims.hgcn_mlp_bug import recorded
-
-        runs = recorded(trials)
-    return tuning.unique(trials + tuning.readme_configs(bases, params) + tuning.tuned_configs(bases, params, runs))
+    """Every tree run (see ``hgcn_tuning.configs``)."""
+    return tuning.configs(tree_bases(params), params, runs)
 
 
 def run_trees(params: dict[str, Any]) -> pd.DataFrame:
     """Search every (γ, model) on validation, then train every seed of the chosen and README settings."""
-    bases = tree_bases(params)
-    trials = run_grid(CHAPTER, hgcn.EXPERIMENT.name, tuning.trial_configs(bases, params), params["device"], desc="Tree1111_γ: search")
-    final = tuning.unique(tuning.readme_configs(bases, params) + tuning.tuned_configs(bases, params, trials))
-    seeds = run_grid(CHAPTER, hgcn.EXPERIMENT.name, final, params["device"], desc="Tree1111_γ: seeds")
-    return pd.concat([trials, seeds]).drop_duplicates("key").reset_index(drop=True)
+    return tuning.run(tree_bases(params), params, "Tree1111_γ")
 
 
 def tree_curve(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
