@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from graphrepro import chapters, runner, store
+from graphrepro import chapters, runner
 from graphrepro.claims import hgcn_mlp_bug
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_batch
@@ -45,9 +45,8 @@ def chapter_wall_time(slug: str = hgcn_mlp_bug.CHAPTER, profile: str = "standard
     """Recorded training time of the profile's runs, and the time to execute the page from those records
     (only when every run is recorded: otherwise executing the page would train the rest)."""
     params = chapters.resolve(slug, profile)
-    configs = hgcn_mlp_bug.chapter_configs(params)
-    wanted = len({store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, c) for c in configs})
-    runs = hgcn_mlp_bug.recorded(configs)
+    configs, runs = hgcn_mlp_bug.chapter_records(params)
+    wanted = len(configs)
     result: dict[str, float | str] = {
         "runs in the profile": wanted,
         "runs recorded": len(runs),

@@ -161,16 +161,20 @@ def _mean(long: pd.DataFrame, model: str, task: str) -> float:
     return float(match.ours_mean.iloc[0]) if len(match) else math.nan
 
 
-def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every run the chapter shows, given what the store holds: Table 1, the airport split, the trees."""
+def chapter_configs(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Every run the chapter shows, given the records (by default the store's): Table 1, the airport
+    node-classification variants, the trees."""
     from graphrepro.claims import hgcn_trees
 
-    return table1_configs(params) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params)
+    runs = store.load(CHAPTER) if runs is None else runs
+    return tuning.unique(table1_configs(params, runs) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params, runs))
 
 
-def recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
-    """The store's records for exactly these configs (nothing is trained)."""
-    return tuning.subset(store.load(CHAPTER), configs)
+def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
+    """Every run the chapter shows and the store's records of them, read once (nothing is trained)."""
+    runs = store.load(CHAPTER)
+    configs = chapter_configs(params, runs)
+    return configs, tuning.subset(runs, configs)
 
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
@@ -179,7 +183,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
     params = chapters.resolve(CHAPTER, profile) if params is None else params
     if runs is None:
-        runs = recorded(chapter_configs(params))
+        runs = chapter_records(params)[1]
     long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     tol = params["tolerance"]
     rows = []

@@ -66,26 +66,32 @@ def chosen(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> 
     return selection(base, params, runs)[0]
 
 
+def seed_configs(base: dict[str, Any], setting: dict[str, Any], params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every seed of one cell with one setting."""
+    return [{**base, **setting, "seed": s} for s in range(params["seeds"])]
+
+
 def tuned_configs(bases: list[dict[str, Any]], params: dict[str, Any], runs: pd.DataFrame) -> list[dict[str, Any]]:
     """Every seed of each cell's chosen setting, for the cells whose search is complete."""
-    configs = []
-    for base in bases:
-        setting = chosen(base, params, runs)
-        if setting is not None:
-            configs += [{**base, **setting, "seed": s} for s in range(params["seeds"])]
-    return unique(configs)
+    settings = [(base, chosen(base, params, runs)) for base in bases]
+    return unique([c for base, setting in settings if setting is not None for c in seed_configs(base, setting, params)])
 
 
 def readme_configs(bases: list[dict[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every seed of each cell with HGCN's README settings (the untuned comparison)."""
-    return unique([{**base, "seed": s} for base in bases for s in range(params["seeds"])])
+    return unique([c for base in bases for c in seed_configs(base, {}, params)])
+
+
+def recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """The store's records for exactly these configs (nothing is trained)."""
+    return subset(store.load(CHAPTER), configs)
 
 
 def configs(bases: list[dict[str, Any]], params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Every run of these cells: the trials, then every seed of the README and of the chosen settings
     (chosen from ``runs``, by default the store's records; nothing is trained)."""
     trials = trial_configs(bases, params)
-    runs = subset(store.load(CHAPTER), trials) if runs is None else runs
+    runs = recorded(trials) if runs is None else runs
     return unique(trials + readme_configs(bases, params) + tuned_configs(bases, params, runs))
 
 
@@ -105,8 +111,10 @@ def key(config: dict[str, Any]) -> str:
 
 def unique(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Configs without repeats (cells that share runs, such as the two MLP rows in node classification)."""
-    seen: set[str] = set()
-    return [c for c in configs if not (key(c) in seen or seen.add(key(c)))]
+    first: dict[str, dict[str, Any]] = {}
+    for config in configs:
+        first.setdefault(key(config), config)
+    return list(first.values())
 
 
 def subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
@@ -126,5 +134,5 @@ def label(setting: dict[str, Any]) -> str:
 def cell_runs(runs: pd.DataFrame, base: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """A cell's tuned runs, its README-settings runs, and the chosen setting in words."""
     setting, how = selection(base, params, runs)
-    tuned = subset(runs, tuned_configs([base], params, runs)) if setting is not None else runs.iloc[:0]
-    return tuned, subset(runs, readme_configs([base], params)), how
+    tuned = subset(runs, seed_configs(base, setting, params)) if setting is not None else runs.iloc[:0]
+    return tuned, subset(runs, seed_configs(base, {}, params)), how

@@ -58,7 +58,6 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
     config = {**DEFAULTS, **overrides}
     if config.get("label_feature") and (dataset, task) != ("airport", "nc"):
         raise ValueError("label_feature applies to airport node classification only")
-    # tree_gamma (γ of Tree(10, 3, γ, 1, N(0, I_1000))) exists only in the configs of the synthetic trees
     if (dataset == "tree1111") != (config.get("tree_gamma") is not None):
         raise ValueError("tree_gamma is set for (and only for) the synthetic tree1111 datasets")
     if task == "lp":

@@ -30,7 +30,10 @@ def activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
 
 
 def propagate(adj: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    """Multiply every member's [nodes, features] slice by the same sparse matrix, in one product."""
+    """Multiply every member's [nodes, features] slice by the same sparse matrix, in one product; input
+    features shared by all members ([nodes, features]) are propagated once."""
+    if h.dim() == 2:
+        return torch.sparse.mm(adj, h)
     s, n, d = h.shape
     out = torch.sparse.mm(adj, h.permute(1, 0, 2).reshape(n, s * d))
     return out.reshape(adj.shape[0], s, d).permute(1, 0, 2)
@@ -92,8 +95,6 @@ class SAGEConv(nn.Module):
 
     def forward(self, x: torch.Tensor, graph: Data | None = None) -> torch.Tensor:
         """Combine each node's own features with the mean of its neighbours'."""
-        if x.dim() == 2:
-            x = x.expand(len(self.members), *x.shape)
         hidden = self.neighbours(propagate(graph.adj_mean, x)) + self.root(x)
         return self.act(self.members.dropout(hidden, self.dropout, self.training))
 
@@ -104,8 +105,6 @@ class SGConv(Dense):
 
     def forward(self, x: torch.Tensor, graph: Data | None = None) -> torch.Tensor:
         """Propagate twice with the symmetric normalisation, then transform."""
-        if x.dim() == 2:
-            x = x.expand(len(self.members), *x.shape)
         hidden = propagate(graph.adj_sym, propagate(graph.adj_sym, x))
         return self.act(self.members.dropout(self.linear(hidden), self.dropout, self.training))
 
