@@ -45,7 +45,7 @@ def test_overrides_are_checked():
     assert chapters.resolve("hgcn-mlp-bug", "smoke", seeds=3)["seeds"] == 3
     with pytest.raises(chapters.ParameterError, match="expects int"):
         chapters.resolve("hgcn-mlp-bug", "smoke", seeds="3")
-    with pytest.raises(chapters.ParameterError, match="at least 1"):
+    with pytest.raises(chapters.ParameterError, match=">= 1 and <= 100, got 0"):
         chapters.resolve("hgcn-mlp-bug", "smoke", seeds=0)
     with pytest.raises(chapters.ParameterError, match="allowed: disease_lp/lp"):
         chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["cora/lp"])
@@ -70,6 +70,18 @@ def test_command_line_values_are_parsed():
         (["run", "hgcn-mlp-bug", "-p", "seeds", "ten"], "parameter 'seeds' expects int, got 'ten'"),
         (["run", "hgcn-mlp-bug", "-p", "device", "tpu"], "allowed: auto, cpu, cuda"),
         (["run", "hgcn-mlp-bug", "--profile", "huge"], "unknown profile 'huge'"),
+        (["run", "hgcn-mlp-bug", "-p", "gammas", "0,inf"], "parameter 'gammas' must be finite, >= 0 and <= 1, got inf"),
+        (["run", "hgcn-mlp-bug", "-p", "gammas", "0,nan"], "parameter 'gammas' must be finite"),
+        (["run", "hgcn-mlp-bug", "-p", "search_dropout", "0,1.5"], "parameter 'search_dropout' must be finite, >= 0 and < 1"),
+        (["run", "hgcn-mlp-bug", "-p", "search_dropout", "1"], "got 1.0"),
+        (["run", "hgcn-mlp-bug", "-p", "tolerance", "nan"], "parameter 'tolerance' must be finite"),
+        (["run", "hgcn-mlp-bug", "-p", "tolerance", "inf"], "parameter 'tolerance' must be finite"),
+        (["run", "hgcn-mlp-bug", "-p", "seeds", "100000"], "parameter 'seeds' must be finite, >= 1 and <= 100"),
+        (["verify", "--sample", "0"], "--sample must be at least 1, got 0"),
+        (["verify", "--sample", "-1"], "--sample must be at least 1, got -1"),
+        (["verify", "--chapter", "nosuch"], "unknown chapter 'nosuch'"),
+        (["verify", "0000000000000000dead"], "no record with key 0000000000000000dead"),
+        (["book", "--profile", "huge"], "unknown profile 'huge'"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, monkeypatch):
@@ -79,8 +91,30 @@ def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, m
     assert not (tmp_path / "executed").exists() and not (tmp_path / "results").exists()
 
 
+def test_every_numeric_parameter_has_a_finite_range():
+    for page in chapters.PAGES:
+        for p in page.params:
+            if p.type in (int, float) and p.choices is None:
+                assert p.minimum is not None and p.maximum is not None, p.name
+                for profile in chapters.PROFILES:  # the profiles' own values lie inside it
+                    p.check(p.profiles[profile])
+    with pytest.raises(TypeError, match="needs a finite range"):
+        chapters.Param("unbounded", float, "no range", chapters._same(1.0), minimum=0)
+
+
+def test_cuda_without_a_gpu_is_refused_up_front(capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["run", "hgcn-mlp-bug", "-p", "device", "cuda"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no CUDA device" in err
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert chapters.resolve("hgcn-mlp-bug", "smoke", device="cuda")["device"] == "cuda"
+
+
 def test_list_shows_parameters_and_profiles(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for needle in ("hgcn-mlp-bug", "seeds", "int", ">= 1", "max_epochs", "auto, cpu, cuda", "smoke", "paper"):
+    for needle in ("hgcn-mlp-bug", "seeds", "int", ">= 1 and <= 100", "< 1", "max_epochs", "auto, cpu, cuda", "smoke", "paper"):
         assert needle in out

@@ -99,3 +99,37 @@ def test_mirror_files_match_their_pins():
     statuses = [registry.dataset_status(name) for name in registry.DATASETS]
     assert not [s for s in statuses if s["status"] == "refused"]
     assert {s["dataset"] for s in statuses if s["status"] == "available"} >= {"disease_lp", "airport"}
+
+
+def test_corrupt_cache_copy_falls_back_to_mirror_and_is_replaced(tmp_path):
+    for folder, content in (("cache", b"corrupt"), ("mirror", b"payload")):
+        (tmp_path / folder / "demo").mkdir(parents=True)
+        (tmp_path / folder / "demo" / "file.bin").write_bytes(content)
+    found = resolve(_spec(b"payload"), cache=tmp_path / "cache", mirrors=[tmp_path / "mirror"], allow_download=False)
+    assert found == tmp_path / "cache" / "demo" / "file.bin" and found.read_bytes() == b"payload"
+    assert [p.name for p in (tmp_path / "cache" / "demo").iterdir()] == ["file.bin"]  # no temporary left
+
+
+def test_corrupt_copies_everywhere_are_refused_with_both_checksums(tmp_path):
+    for folder in ("cache", "mirror"):
+        (tmp_path / folder / "demo").mkdir(parents=True)
+        (tmp_path / folder / "demo" / "file.bin").write_bytes(b"corrupt")
+    with pytest.raises(ChecksumMismatch) as err:
+        resolve(_spec(b"payload"), cache=tmp_path / "cache", mirrors=[tmp_path / "mirror"], allow_download=False)
+    message = str(err.value)
+    assert hashlib.sha256(b"payload").hexdigest() in message and hashlib.sha256(b"corrupt").hexdigest() in message
+    assert "Delete it" in message
+
+
+def test_data_command_shows_a_refused_file_in_full_and_fails(tmp_path, monkeypatch, capsys):
+    from graphrepro.__main__ import main
+
+    spec = registry.DATASETS["disease_lp"].files[0]
+    mirror = tmp_path / "mirror"
+    (mirror / spec.path).parent.mkdir(parents=True)
+    (mirror / spec.path).write_bytes(b"not the edges")
+    monkeypatch.setenv("GRAPHREPRO_MIRROR", str(mirror))
+    assert main(["data"]) == 1
+    out = capsys.readouterr().out
+    assert "refused" in out and spec.sha256 in out and hashlib.sha256(b"not the edges").hexdigest() in out
+    assert "Delete it" in out

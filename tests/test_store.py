@@ -45,11 +45,30 @@ def test_write_is_atomic(isolated_store, monkeypatch):
     assert [p.name for p in (isolated_store / "ch").iterdir()] == ["k1.json"]
 
 
-def test_records_are_sorted_json(isolated_store):
+def test_records_are_sorted_json_with_a_content_digest(isolated_store):
     path = store.write_record("ch", _record())
     text = path.read_text()
-    assert json.loads(text) == _record()
-    assert text == json.dumps(_record(), sort_keys=True, indent=1) + "\n"
+    written = json.loads(text)
+    assert {k: v for k, v in written.items() if k != "digest"} == _record()
+    assert text == json.dumps(written, sort_keys=True, indent=1) + "\n"
+    assert store.digest_matches(written)
+    written["metrics"]["test_roc"] = 0.51
+    assert not store.digest_matches(written)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_value_json_cannot_hold_is_refused_and_nothing_written(isolated_store, bad):
+    with pytest.raises(ValueError, match="JSON cannot store"):
+        store.write_record("ch", {**_record(), "config": {**CONFIG, "tree_gamma": bad}})
+    assert not (isolated_store / "ch").exists() or not list((isolated_store / "ch").iterdir())
+
+
+def test_non_standard_json_in_a_file_is_refused(isolated_store):
+    path = store.record_path("ch", "nan")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_record()).replace("0.5", "NaN"))
+    with pytest.raises(ValueError, match="damaged run record .*nan.json"):
+        store.read_record(path)
 
 
 def test_damaged_record_names_the_file(isolated_store):

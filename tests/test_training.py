@@ -8,7 +8,7 @@ import torch
 
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
-from graphrepro.grid import one_thread
+from graphrepro.grid import intra_op_threads
 from graphrepro.train import Stopping, fit, resolve_device
 
 
@@ -47,7 +47,7 @@ def test_batched_members_match_one_at_a_time(model, task, dropout):
     members = hgcn.Members([0, 1, 2])
     fit_task = hgcn._fit_lp if task == "lp" else hgcn._fit_nc
     stopping = hgcn.Stopping(20, 1000, 100)
-    with one_thread():  # as run_batch trains
+    with intra_op_threads(1):  # as run_batch trains
         together = fit_task(data, config, members, stopping)
         alone_runs = [fit_task(data, config, hgcn.Members([s]), stopping)[0] for s in range(3)]
     for result, alone in zip(together, alone_runs):

@@ -29,7 +29,10 @@ def _parser() -> argparse.ArgumentParser:
     book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
     sub.add_parser("data", help="every dataset: available (and where) or unavailable (and why)")
     verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records")
-    verify.add_argument("--sample", type=int, default=3)
+    verify.add_argument("keys", nargs="*", help="keys of the records to check (default: a random sample)")
+    verify.add_argument("--sample", type=int, default=3, help="how many records to draw at random")
+    verify.add_argument("--local", action="store_true",
+                        help="draw from every current record here, not only committed standard-profile ones")
     verify.add_argument("--chapter", default=None)
     verify.add_argument("--seed", type=int, default=None, help="seed of the random choice of records")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact")
@@ -48,7 +51,7 @@ def _list() -> int:
         rows.append({"chapter": page.slug, "parameter": "profile", "type": "str", "default": "standard",
                      "allowed": ", ".join(chapters.PROFILES), "smoke": "", "standard": "", "paper": ""})
         for p in page.params:
-            allowed = ", ".join(map(str, p.choices)) if p.choices else (f">= {p.minimum:g}" if p.minimum is not None else "any")
+            allowed = p.range_text()
             rows.append({
                 "chapter": page.slug, "parameter": p.name, "type": p.type_name(), "default": _show(p.default),
                 "allowed": allowed, **{k: _show(p.profiles[k]) for k in chapters.PROFILES},
@@ -67,6 +70,7 @@ def _run(args: argparse.Namespace) -> int:
     page = chapters.page(args.chapter)
     overrides = {name: page.param(name).parse(value) for name, value in args.parameter}
     chapters.resolve(args.chapter, args.profile, **overrides)
+    print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
     return 0
@@ -75,11 +79,20 @@ def _run(args: argparse.Namespace) -> int:
 def _book(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
-    if not args.no_execute:
-        for page in chapters.PAGES:
+    chapters.resolve(chapters.PAGES[0].slug, args.profile)  # an unknown profile exits before anything runs
+    for page in chapters.PAGES:
+        if not args.no_execute:
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
-            runner.execute(page.slug, args.profile)
+        elif runner.executed_parameters(page.slug) is None:
+            print(f"{page.slug} has not been executed yet: executing it ({args.profile}) ...", flush=True)
+        else:
+            continue
+        runner.execute(page.slug, args.profile)
     index = runner.build_book()
+    for page in chapters.PAGES:
+        profile = (runner.executed_parameters(page.slug) or {}).get("profile")
+        if profile != "standard":
+            print(f"note: {page.slug} shows the {profile} profile, not the published one; `make book` executes it under standard")
     print(f"\nThe book is at {index}")
     return 0
 
@@ -87,8 +100,14 @@ def _book(args: argparse.Namespace) -> int:
 def _data() -> int:
     from graphrepro.data import DATASETS, dataset_status
 
-    print(pd.DataFrame([dataset_status(name) for name in DATASETS]).to_string(index=False))
-    return 0
+    statuses = [dataset_status(name) for name in DATASETS]
+    table = pd.DataFrame(statuses)
+    table["reason"] = [r.splitlines()[0] if r else "" for r in table.reason]
+    print(table.to_string(index=False))
+    refused = [s for s in statuses if s["status"] == "refused"]
+    for status in refused:
+        print(f"\n{status['dataset']}: {status['reason']}")
+    return 1 if refused else 0
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -96,9 +115,12 @@ def _verify(args: argparse.Namespace) -> int:
 
     from graphrepro import verify
 
-    picked = verify.sample_records(args.sample, args.chapter, args.seed)
+    if args.keys:
+        picked = verify.named_records(args.keys, args.chapter)
+    else:
+        picked = verify.sample_records(args.sample, args.chapter, args.seed, local=args.local)
     if not picked:
-        print("no current records to verify")
+        print("no records to verify" + ("" if args.local else " (committed standard-profile records; --local for others)"))
         return 1
     tolerance = verify.TOLERANCE if args.tolerance is None else args.tolerance
     results = pd.DataFrame([verify.check(r, tolerance) for r in tqdm(picked, desc="verify", unit="run")])
@@ -125,24 +147,41 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store_sizes() -> dict[str, int]:
+    """How many records each chapter's folder holds now."""
+    from graphrepro import paths
+
+    return {p.slug: len(list((paths.results_dir() / p.slug).glob("*.json"))) for p in chapters.PAGES if p.chapter}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status (2 for bad input)."""
+    """Entry point; returns the exit status (2 for bad input, 130 when interrupted)."""
+    from graphrepro.paths import NotWritable
+
     args = _parser().parse_args(argv)
+    commands = {"list": lambda: _list(), "run": lambda: _run(args), "book": lambda: _book(args),
+                "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args)}
+    before = _store_sizes()
     try:
-        if args.command == "list":
-            return _list()
-        if args.command == "run":
-            return _run(args)
-        if args.command == "book":
-            return _book(args)
-        if args.command == "data":
-            return _data()
-        if args.command == "verify":
-            return _verify(args)
-        return _bench(args)
-    except chapters.ParameterError as err:
+        return commands[args.command]()
+    except (chapters.ParameterError, NotWritable) as err:
         print(f"graphrepro: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        added = {k: n - before.get(k, 0) for k, n in _store_sizes().items() if n > before.get(k, 0)}
+        kept = ", ".join(f"{n} new in results/{k}" for k, n in added.items()) or "no new records"
+        print(f"\ngraphrepro: interrupted; every finished run is kept ({kept}); run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    except Exception as err:  # a failing notebook cell or book build: one line, the details are on disk
+        name = type(err).__name__
+        if name == "PapermillExecutionError":
+            print(f"graphrepro: a cell failed: {err.ename}: {err.evalue}", file=sys.stderr)
+            return 1
+        if name == "CalledProcessError":
+            print("graphrepro: the book build failed; jupyter-book's messages are above", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

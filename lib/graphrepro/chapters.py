@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +25,9 @@ class Param:
     choices: tuple[Any, ...] | None = None
     many: bool = False  # a list of values, each from ``choices``
     minimum: float | None = None
+    maximum: float | None = None
+    below_maximum: bool = False  # True: ``maximum`` itself is excluded (a dropout rate of 1 drops everything)
+    available: Callable[[Any], str | None] | None = None  # why an allowed value cannot be used on this machine
 
     @property
     def default(self) -> Any:
@@ -56,9 +61,36 @@ class Param:
             if self.choices is not None and v not in self.choices:
                 allowed = ", ".join(map(str, self.choices))
                 raise ParameterError(f"parameter {self.name!r} does not allow {v!r}; allowed: {allowed}")
-            if self.minimum is not None and v < self.minimum:
-                raise ParameterError(f"parameter {self.name!r} must be at least {self.minimum}, got {v!r}")
+            if self.type in (int, float) and not (math.isfinite(v) and self.in_range(v)):
+                raise ParameterError(f"parameter {self.name!r} must be {self.range_text()}, got {v!r}")
+            problem = self.available(v) if self.available else None
+            if problem:
+                raise ParameterError(f"parameter {self.name!r} = {v!r}: {problem}")
         return list(value) if self.many else value
+
+    def in_range(self, value: float) -> bool:
+        """True when ``value`` lies in this parameter's range."""
+        if self.minimum is not None and value < self.minimum:
+            return False
+        if self.maximum is not None and (value >= self.maximum if self.below_maximum else value > self.maximum):
+            return False
+        return True
+
+    def range_text(self) -> str:
+        """The allowed values as shown to users: a choice list, or a finite range."""
+        if self.choices is not None:
+            return ", ".join(map(str, self.choices))
+        upper = "<" if self.below_maximum else "<="
+        return f"finite, >= {_number(self.minimum)} and {upper} {_number(self.maximum)}"
+
+    def __post_init__(self) -> None:
+        if self.type in (int, float) and self.choices is None and (self.minimum is None or self.maximum is None):
+            raise TypeError(f"numeric parameter {self.name!r} needs a finite range (minimum and maximum)")
+
+
+def _number(value: float | None) -> str:
+    """A bound as shown to users: 100,000 rather than 1e+05."""
+    return f"{int(value):,}" if value is not None and float(value).is_integer() else f"{value:g}"
 
 
 def _convert(kind: type, text: str) -> Any:
@@ -75,7 +107,17 @@ def _same(value: Any) -> dict[str, Any]:
     return dict.fromkeys(PROFILES, value)
 
 
-DEVICE = Param("device", str, "where to train: auto takes CUDA when present", _same("auto"), ("auto", "cpu", "cuda"))
+def _device_available(device: str) -> str | None:
+    """Why ``device`` cannot train here (None when it can)."""
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        return "torch sees no CUDA device on this machine; use -p device cpu (or auto)"
+    return None
+
+
+DEVICE = Param("device", str, "where to train: auto takes CUDA when present", _same("auto"), ("auto", "cpu", "cuda"),
+               available=_device_available)
 
 
 @dataclass(frozen=True)
@@ -109,24 +151,24 @@ PAGES: tuple[Page, ...] = (
         "Shedding light on hyperbolic graph learning",
         (
             DEVICE,
-            Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1),
-            Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1),
+            Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=100),
+            Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1, maximum=100_000),
             Param("tasks", str, "dataset/task pairs of Table 1", _same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
-            Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", _same(2.0), minimum=0),
+            Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", _same(2.0), minimum=0, maximum=100),
             Param("gammas", float, "γ values of the Tree1111_γ sweep (Figure 2)",
-                  {"smoke": [0.0, 0.4], "standard": list(GAMMAS), "paper": list(GAMMAS)}, minimum=0, many=True),
+                  {"smoke": [0.0, 0.4], "standard": list(GAMMAS), "paper": list(GAMMAS)}, minimum=0, maximum=1, many=True),
             Param("delta_samples", int, "random quadruples for Gromov δ of graphs too large for the exact count",
-                  {"smoke": 20_000, "standard": 500_000, "paper": 2_000_000}, minimum=1),
+                  {"smoke": 20_000, "standard": 500_000, "paper": 2_000_000}, minimum=1, maximum=100_000_000),
             Param("ricci_edges", int, "edges per graph for the Ollivier–Ricci histograms (0: every edge)",
-                  {"smoke": 200, "standard": 0, "paper": 0}, minimum=0),
+                  {"smoke": 200, "standard": 0, "paper": 0}, minimum=0, maximum=10_000_000),
             Param("search_layers", int, "model selection grid: layer counts (HGCN's counting)",
                   {"smoke": [2], "standard": [2], "paper": [2, 3]}, (2, 3), many=True),
             Param("search_act", str, "model selection grid: activations",
                   {"smoke": ["relu"], "standard": ["relu"], "paper": ["relu", "none"]}, ("relu", "none"), many=True),
             Param("search_dropout", float, "model selection grid: dropout rates",
-                  {"smoke": [0.0, 0.5], "standard": [0.0, 0.5], "paper": [0.0, 0.2, 0.5]}, minimum=0, many=True),
+                  {"smoke": [0.0, 0.5], "standard": [0.0, 0.5], "paper": [0.0, 0.2, 0.5]}, minimum=0, maximum=1, below_maximum=True, many=True),
             Param("search_weight_decay", float, "model selection grid: weight decays",
-                  {"smoke": [0.0], "standard": [0.0, 1e-3], "paper": [0.0, 5e-4, 1e-3]}, minimum=0, many=True),
+                  {"smoke": [0.0], "standard": [0.0, 1e-3], "paper": [0.0, 5e-4, 1e-3]}, minimum=0, maximum=1, many=True),
             Param("search_curvature", str, "model selection grid for HNN and HGCN: curvature fixed at 1 or trainable",
                   _same(["fixed", "trainable"]), ("fixed", "trainable"), many=True),
         ),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -11,34 +10,30 @@ from typing import Any
 
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
-from graphrepro import experiments, store
+from graphrepro import experiments, paths, progress, store
 from graphrepro.environment import run_environment
 from graphrepro.train import resolve_device
 
 
 @contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Train on one intra-op thread: results then do not depend on how many members share a batch
-    (a reduction split over threads sums in another order), and separate grids can share the cores."""
+def intra_op_threads(threads: int = 1) -> Iterator[None]:
+    """Train on ``threads`` intra-op threads (one by default: results then do not depend on how many
+    members share a batch, since a reduction split over threads sums in another order, and separate
+    grids can share the cores)."""
     before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     try:
         yield
     finally:
         torch.set_num_threads(before)
 
 
-def show_progress() -> bool:
-    """Progress bars are on unless ``GRAPHREPRO_PROGRESS=0`` (the book runner sets it)."""
-    return os.environ.get("GRAPHREPRO_PROGRESS", "1") != "0"
-
-
-def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]], data: Any, device: str = "auto") -> list[dict[str, Any]]:
+def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]], data: Any, device: str = "auto",
+              threads: int = 1) -> list[dict[str, Any]]:
     """Train configs that differ only in their seed together; one full record (not yet written) each."""
     dev = resolve_device(device)
-    with one_thread():
+    with intra_op_threads(threads):
         start = time.perf_counter()
         metrics = experiment.train(data, configs, dev)
         batch_s = time.perf_counter() - start
@@ -77,14 +72,17 @@ def run_grid(
     differ only in their seed train together as one stacked model of up to ``max_members`` members."""
     experiment = experiments.get(experiment_name)
     keys = [store.config_key(experiment.name, experiment.version, c) for c in configs]
-    todo = [c for k, c in zip(keys, configs) if not store.record_path(chapter, k).exists()]
+    missing = {k for k in keys if not store.record_path(chapter, k).exists()}
+    todo = [c for k, c in zip(keys, configs) if k in missing]
+    if todo:
+        paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
     prepared: dict[Any, Any] = {}
-    with tqdm(total=len(todo), desc=desc or f"{chapter}: training", unit="run", disable=not show_progress() or not todo) as bar:
+    with progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) as update:
         for batch in batches(todo, experiment, max_members):
             data_key = experiment.data_key(batch[0])
             if data_key not in prepared:
                 prepared[data_key] = experiment.prepare(batch[0])
             for record in run_batch(experiment, batch, prepared[data_key], device):
                 store.write_record(chapter, record)
-            bar.update(len(batch))
+            update(len(batch))
     return store.to_frame([store.read_record(store.record_path(chapter, k)) for k in keys])

@@ -35,3 +35,20 @@ def executed_dir() -> Path:
 def offline() -> bool:
     """True when downloads are switched off (``GRAPHREPRO_OFFLINE=1``)."""
     return os.environ.get("GRAPHREPRO_OFFLINE", "0") not in ("", "0", "false", "no")
+
+
+class NotWritable(RuntimeError):
+    """A folder that graphrepro must write to cannot be written."""
+
+
+def require_writable(folder: Path) -> Path:
+    """Create ``folder`` if needed and prove it writable with a probe file; else raise ``NotWritable``."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise NotWritable(f"cannot write to {folder} ({err.strerror or err}); make it writable or point "
+                          f"GRAPHREPRO_RESULTS / GRAPHREPRO_EXECUTED elsewhere. Nothing was trained.") from None
+    return folder

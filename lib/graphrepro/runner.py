@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +19,10 @@ import jupytext
 import nbformat
 import papermill
 
-from graphrepro import chapters, paths
+from graphrepro import chapters, paths, progress
 
 HIDDEN_CELL_TAGS = ("parameters", "injected-parameters")
+MATHJAX_VERSION = "3.2.2"
 
 
 @contextlib.contextmanager
@@ -35,6 +40,49 @@ def temporary_environment(**values: str) -> Iterator[None]:
                 os.environ[k] = v
 
 
+@contextlib.contextmanager
+def page_lock(slug: str, folder: Path) -> Iterator[None]:
+    """Hold the page's lock (``<folder>/.<slug>.lock``); a second execution of the page waits for it."""
+    with open(folder / f".{slug}.lock", "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            print(f"graphrepro: {slug} is being executed by {holder}; waiting for it to finish ...", file=sys.stderr, flush=True)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.truncate(0)
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fh.truncate(0)
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def terminal_progress(events: Path, show: bool) -> Iterator[progress.TerminalProgress]:
+    """Show the kernel's grid progress in this terminal while the page executes."""
+    shown = progress.TerminalProgress(events)
+    stop = threading.Event()
+
+    def follow() -> None:
+        while not stop.wait(0.5):
+            shown.poll()
+
+    thread = threading.Thread(target=follow, daemon=True)
+    if show:
+        thread.start()
+    try:
+        yield shown
+    finally:
+        stop.set()
+        if show:
+            thread.join()
+            shown.close()
+
+
 def _tidy(notebook_path: Path, source: Path) -> None:
     """Point the papermill metadata at the .py source and hide the raw parameter cells in the book."""
     nb = nbformat.read(notebook_path, as_version=4)
@@ -48,36 +96,75 @@ def _tidy(notebook_path: Path, source: Path) -> None:
 
 def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | None = None,
             output_dir: Path | None = None, log_output: bool = False) -> Path:
-    """Validate the parameters, execute the page and atomically write ``<output_dir>/<slug>.ipynb``."""
+    """Validate the parameters, execute the page and atomically write ``<output_dir>/<slug>.ipynb``.
+
+    Each execution writes its own temporary notebook and holds the page's lock, so two executions of
+    one page never mix; the folders it writes are checked before the kernel starts."""
     params = chapters.resolve(slug, profile, **(overrides or {}))  # raises before anything runs
     page = chapters.page(slug)
     source = paths.REPO_ROOT / page.notebook
-    output_dir = paths.executed_dir() if output_dir is None else output_dir
-    output_dir.mkdir(parents=True, exist_ok=True)
+    output_dir = paths.require_writable(paths.executed_dir() if output_dir is None else output_dir)
+    if page.chapter:
+        paths.require_writable(paths.results_dir() / slug)
     final = output_dir / f"{slug}.ipynb"
-    partial = output_dir / f".{slug}.partial.ipynb"
     notebook = jupytext.read(source)
-    try:
-        with temporary_environment(GRAPHREPRO_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1"):
-            papermill.execute_notebook(
-                notebook, str(partial), parameters=params, kernel_name="python3",
-                cwd=str(source.parent), progress_bar=False, log_output=log_output,
-            )
-    except BaseException:
-        failed = paths.REPO_ROOT / "_build" / "failed" / f"{slug}.ipynb"
-        if partial.exists():
-            failed.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(partial, failed)
-            print(f"graphrepro: {slug} failed; the partly executed notebook is at {failed}", file=sys.stderr)
-        raise
-    _tidy(partial, source)
-    os.replace(partial, final)
+    with page_lock(slug, output_dir), tempfile.TemporaryDirectory(dir=output_dir, prefix=f".{slug}.") as work:
+        partial, events = Path(work) / f"{slug}.ipynb", Path(work) / "progress.jsonl"
+        show = progress.show_progress() and not log_output
+        try:
+            with terminal_progress(events, show), temporary_environment(
+                **{progress.EVENTS: str(events), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+            ):
+                papermill.execute_notebook(
+                    notebook, str(partial), parameters=params, kernel_name="python3",
+                    cwd=str(source.parent), progress_bar=False, log_output=log_output,
+                )
+        except BaseException:
+            if partial.exists():
+                failed = paths.REPO_ROOT / "_build" / "failed" / f"{slug}.ipynb"
+                failed.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(partial, failed)
+                print(f"graphrepro: the partly executed notebook of {slug} is at {failed}", file=sys.stderr)
+            raise
+        _tidy(partial, source)
+        os.replace(partial, final)
     return final
+
+
+def executed_parameters(slug: str, output_dir: Path | None = None) -> dict[str, Any] | None:
+    """The parameters a page's executed notebook was run with (None when it has not been executed)."""
+    path = (paths.executed_dir() if output_dir is None else output_dir) / f"{slug}.ipynb"
+    if not path.exists():
+        return None
+    return dict(nbformat.read(path, as_version=4).metadata.get("papermill", {}).get("parameters", {})) or None
+
+
+def ensure_mathjax(root: Path | None = None) -> Path:
+    """MathJax 3 from the npm registry into ``_vendor/mathjax``, once, so the book renders offline."""
+    root = paths.REPO_ROOT if root is None else root
+    target = root / "_vendor" / "mathjax"
+    if (target / "tex-chtml.js").exists():
+        return target
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("the book needs MathJax, fetched from the npm registry, and npm is not installed "
+                           "(Debian: apt-get install npm)")
+    print(f"fetching mathjax@{MATHJAX_VERSION} from the npm registry (once) ...", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([npm, "pack", "--silent", f"mathjax@{MATHJAX_VERSION}"], cwd=tmp, check=True, capture_output=True)
+        with tarfile.open(Path(tmp) / f"mathjax-{MATHJAX_VERSION}.tgz") as archive:
+            archive.extractall(tmp, members=[m for m in archive.getmembers() if m.name.startswith("package/es5/")],
+                               filter="data")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.move(Path(tmp) / "package" / "es5", target)
+    return target
 
 
 def build_book(root: Path | None = None) -> Path:
     """Build the HTML book from the executed notebooks, failing on any warning; return its index page."""
     root = paths.REPO_ROOT if root is None else root
+    ensure_mathjax(root)
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     command = [str(jupyter_book), "build", str(root), "--all", "-W", "-n", "--keep-going"]
     subprocess.run(command, check=True, cwd=root)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,28 @@ def record_path(chapter: str, key: str, root: Path | None = None) -> Path:
     return (paths.results_dir() if root is None else root) / chapter / f"{key}.json"
 
 
+def record_digest(record: dict[str, Any]) -> str:
+    """The sha256 of a record's content (every field but ``digest``): a hand edit no longer matches it."""
+    content = {k: v for k, v in record.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, allow_nan=False).encode()).hexdigest()
+
+
+def digest_matches(record: dict[str, Any]) -> bool:
+    """True when the record carries a digest and its content still matches it."""
+    return record.get("digest") == record_digest(record)
+
+
 def write_record(chapter: str, record: dict[str, Any], root: Path | None = None) -> Path:
-    """Write a record atomically (temporary file, fsync, rename): a crash leaves the old state or the new."""
+    """Write a record atomically (temporary file, fsync, rename): a crash leaves the old state or the new.
+
+    The record gets its content digest; a value JSON cannot hold (NaN, infinity) is refused."""
     path = record_path(chapter, record["key"], root)
+    try:
+        record = {**record, "digest": record_digest(record)}
+        text = json.dumps(record, sort_keys=True, indent=1, allow_nan=False) + "\n"
+    except ValueError as err:
+        raise ValueError(f"run record {record['key']} holds a value JSON cannot store ({err}); nothing written") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(record, sort_keys=True, indent=1) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as fh:
@@ -43,10 +61,14 @@ def write_record(chapter: str, record: dict[str, Any], root: Path | None = None)
     return path
 
 
+def _refuse_constant(name: str) -> Any:
+    raise json.JSONDecodeError(f"non-standard JSON value {name}", name, 0)
+
+
 def read_record(path: Path) -> dict[str, Any]:
     """Read one record; a damaged file raises ``ValueError`` naming it."""
     try:
-        record = json.loads(Path(path).read_text())
+        record = json.loads(Path(path).read_text(), parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise ValueError(f"damaged run record {path}: {err}; delete it to re-run that config") from None
     missing = {"key", "experiment", "version", "config", "metrics"} - set(record)
@@ -59,6 +81,18 @@ def records(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Every record of a chapter, current or stale, sorted by key."""
     folder = (paths.results_dir() if root is None else root) / chapter
     return [read_record(p) for p in sorted(folder.glob("*.json"))]
+
+
+def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:
+    """Keys of the chapter's records committed to git (None when the store is not the repository's)."""
+    folder = (paths.results_dir() if root is None else root) / chapter
+    try:
+        inside = folder.resolve().is_relative_to(paths.REPO_ROOT.resolve())
+        listed = subprocess.run(["git", "ls-files", "--", str(folder)], cwd=paths.REPO_ROOT,
+                                capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {Path(p).stem for p in listed if p.endswith(".json")} if inside else None
 
 
 def is_current(record: dict[str, Any]) -> bool:

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any
+
 import pandas as pd
 
 
-def all_verdicts(profile: str) -> pd.DataFrame:
-    """Every chapter's claim verdicts from the run store under ``profile`` (nothing is trained)."""
+def chapter_module(slug: str) -> ModuleType:
+    """The claims module of a chapter (its runs, tables and verdicts)."""
     from graphrepro.claims import hgcn_mlp_bug
 
-    return pd.DataFrame([row for module in (hgcn_mlp_bug,) for row in module.claim_verdicts(profile)])
+    modules = {hgcn_mlp_bug.CHAPTER: hgcn_mlp_bug}
+    return modules[slug]
+
+
+def chapter_keys(slug: str, params: dict[str, Any]) -> set[str]:
+    """Keys of every run a chapter shows under ``params`` (recorded or not)."""
+    return chapter_module(slug).chapter_keys(params)
+
+
+def all_verdicts(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Every chapter's claim verdicts from the run store, each under the parameters given for it (nothing is trained)."""
+    rows = []
+    for slug, params in params_by_chapter.items():
+        rows += chapter_module(slug).claim_verdicts(params["profile"], params=params)
+    return pd.DataFrame(rows)

@@ -170,6 +170,11 @@ def chapter_configs(params: dict[str, Any], runs: pd.DataFrame | None = None) ->
     return tuning.unique(table1_configs(params, runs) + hgcn_trees.nc_split_configs(params) + hgcn_trees.tree_configs(params, runs))
 
 
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params``."""
+    return {tuning.key(c) for c in chapter_configs(params)}
+
+
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them, read once (nothing is trained)."""
     runs = store.load(CHAPTER)

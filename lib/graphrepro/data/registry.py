@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
@@ -310,20 +311,40 @@ def _download(spec: RemoteFile, dest: Path, timeout: float = 20.0) -> Path:
     return dest
 
 
+def _replace(bad: Path, good: Path) -> None:
+    """Overwrite ``bad`` with a copy of ``good``, atomically."""
+    with tempfile.NamedTemporaryFile(dir=bad.parent, prefix=".part-", delete=False) as tmp:
+        shutil.copyfileobj(good.open("rb"), tmp)
+    Path(tmp.name).replace(bad)
+
+
 def resolve(
     spec: RemoteFile,
     cache: Path | None = None,
     mirrors: list[Path] | None = None,
     allow_download: bool | None = None,
 ) -> Path:
-    """Find a file in the cache, then the mirrors, then download it; always checksum-verified."""
+    """Find a file in the cache, then the mirrors, then download it; always checksum-verified. A copy
+    that fails its checksum is passed over; a bad cache copy is replaced by a good mirror copy."""
     cache = paths.cache_dir() if cache is None else cache
     mirrors = paths.mirror_dirs() if mirrors is None else mirrors
     allow_download = (not paths.offline()) if allow_download is None else allow_download
+    refused: list[ChecksumMismatch] = []
     for folder in [cache, *mirrors]:
         candidate = folder / spec.path
-        if candidate.is_file():
-            return verify(candidate, spec)
+        if not candidate.is_file():
+            continue
+        try:
+            verify(candidate, spec)
+        except ChecksumMismatch as err:
+            refused.append(err)
+            continue
+        if refused and (cache / spec.path).is_file():  # a bad cache copy: replace it with the good one
+            _replace(cache / spec.path, candidate)
+            return cache / spec.path
+        return candidate
+    if refused:
+        raise refused[0]
     where = ", ".join(str(m) for m in [cache, *mirrors])
     problem = spec.missing or "not in the cache or any mirror folder"
     if allow_download and not spec.missing:
@@ -354,7 +375,7 @@ def dataset_status(name: str) -> dict[str, str]:
         reason = spec.unavailable_reason or str(err).splitlines()[0]
         return {"dataset": name, "status": "unavailable", "where": "", "reason": reason}
     except ChecksumMismatch as err:
-        return {"dataset": name, "status": "refused", "where": "", "reason": str(err).splitlines()[0]}
+        return {"dataset": name, "status": "refused", "where": "", "reason": str(err)}
     folders = sorted({str(p.parent) for p in found.values()})
     return {"dataset": name, "status": "available", "where": "; ".join(folders), "reason": ""}
 
