@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -18,11 +19,48 @@ from typing import Any
 import jupytext
 import nbformat
 import papermill
+from jupyter_client.manager import AsyncKernelManager
 
 from graphrepro import chapters, paths, progress
 
 HIDDEN_CELL_TAGS = ("parameters", "injected-parameters")
 MATHJAX_VERSION = "3.2.2"
+
+
+class LocalSocketKernelManager(AsyncKernelManager):
+    """Talks to the kernel over local (IPC) sockets, not unencrypted TCP, about which the kernel warns."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(transport="ipc", **kwargs)
+
+
+@contextlib.contextmanager
+def forward_interrupts() -> Iterator[type[AsyncKernelManager]]:
+    """A kernel manager class whose kernels receive this process's Ctrl-C. The kernel runs in a session
+    of its own, so without this Ctrl-C would leave it training; with it, the running cell stops at once
+    (finished runs are already recorded) and papermill reports the interrupt."""
+    started: list[AsyncKernelManager] = []
+
+    class Manager(LocalSocketKernelManager):
+        def __init__(self, **kwargs: Any):
+            super().__init__(**kwargs)
+            started.append(self)
+
+    def interrupt(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, previous)  # a second Ctrl-C stops this process at once
+        for manager in started:
+            process = getattr(manager.provisioner, "process", None)
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGINT)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield LocalSocketKernelManager
+        return
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield Manager
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
@@ -112,14 +150,17 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
         partial, events = Path(work) / f"{slug}.ipynb", Path(work) / "progress.jsonl"
         show = progress.show_progress() and not log_output
         try:
-            with terminal_progress(events, show), temporary_environment(
+            with terminal_progress(events, show), forward_interrupts() as manager, temporary_environment(
                 **{progress.EVENTS: str(events), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
             ):
                 papermill.execute_notebook(
                     notebook, str(partial), parameters=params, kernel_name="python3",
                     cwd=str(source.parent), progress_bar=False, log_output=log_output,
+                    kernel_manager_class=manager,
                 )
-        except BaseException:
+        except BaseException as err:
+            if isinstance(err, KeyboardInterrupt) or getattr(err, "ename", None) == "KeyboardInterrupt":
+                raise KeyboardInterrupt from None  # Ctrl-C reaches the kernel too; the caller says what was kept
             if partial.exists():
                 failed = paths.REPO_ROOT / "_build" / "failed" / f"{slug}.ipynb"
                 failed.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,130 @@
+"""Executing pages from the command line: concurrency, unwritable folders, Ctrl-C, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import nbformat
+import pytest
+
+from graphrepro import experiments, grid, paths, progress, store
+from graphrepro.__main__ import main
+
+CLI = [sys.executable, "-m", "graphrepro"]
+
+
+def _env(tmp_path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "GRAPHREPRO_RESULTS": str(tmp_path / "results"),
+            "GRAPHREPRO_EXECUTED": str(tmp_path / "executed"), "GRAPHREPRO_PROGRESS": "0", **extra}
+
+
+def test_unwritable_results_are_refused_before_anything_runs(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(blocker / "results"))
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path / "executed"))
+    assert main(["run", "hgcn-mlp-bug", "--profile", "smoke"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write to {blocker / 'results' / 'hgcn-mlp-bug'}" in err and "Nothing was trained" in err
+    assert err.count("\n") == 1 and ".tmp" not in err
+
+
+def test_unwritable_executed_folder_is_refused(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(blocker / "executed"))
+    assert main(["run", "verdicts"]) == 2
+    assert f"cannot write to {blocker / 'executed'}" in capsys.readouterr().err
+
+
+def test_a_grid_checks_its_folder_before_training(tmp_path, monkeypatch):
+    calls: list[int] = []
+
+    def train(data, configs, device):
+        calls.extend(c["seed"] for c in configs)
+        return [{"test_acc": 0.5} for _ in configs]
+
+    monkeypatch.setattr(experiments, "registry", lambda: {"e": experiments.Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "a-file"))
+    with pytest.raises(paths.NotWritable, match="cannot write to"):
+        grid.run_grid("ch", "e", [{"seed": 0}], device="cpu")
+    assert calls == []
+
+
+def test_progress_events_reach_the_terminal(tmp_path, monkeypatch, capsys):
+    events = tmp_path / "events.jsonl"
+    monkeypatch.setenv(progress.EVENTS, str(events))
+    with progress.grid_bar("Table 1", total=3, reused=5) as update:
+        update(2)
+        update(1)
+    shown = progress.TerminalProgress(events)
+    shown.close()
+    assert shown.trained == 3 and shown.reused == 5
+    assert "Table 1: 5 runs reused from results/, 3 to train" in capsys.readouterr().out
+
+
+def test_concurrent_writers_leave_valid_records(tmp_path):
+    """Two processes train overlapping grids into one store: every record is whole and unedited."""
+    script = textwrap.dedent("""
+        import sys
+        from graphrepro.experiments import hgcn
+        from graphrepro.grid import run_grid
+        seeds = [int(s) for s in sys.argv[1].split(",")]
+        base = hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged", normalize_feats=False, max_epochs=15)
+        run_grid("hgcn-mlp-bug", hgcn.EXPERIMENT.name, [{**base, "seed": s} for s in seeds], device="cpu", max_members=1)
+    """)
+    env = _env(tmp_path)
+    procs = [subprocess.Popen([sys.executable, "-c", script, seeds], env=env, stderr=subprocess.PIPE, text=True)
+             for seeds in ("0,1,2,3,4,5", "5,4,3,2,1,0")]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        if "unavailable" in err:
+            pytest.skip("disease_lp is not in the mirror")
+        assert p.returncode == 0, err
+    folder = tmp_path / "results" / "hgcn-mlp-bug"
+    files = sorted(folder.iterdir())
+    assert len(files) == 6 and all(f.suffix == ".json" for f in files)  # no temporary file left
+    for f in files:
+        record = store.read_record(f)
+        assert store.digest_matches(record) and 0 <= record["metrics"]["test_roc"] <= 1
+
+
+@pytest.mark.integration
+def test_two_executions_of_a_page_take_turns(tmp_path):
+    env = _env(tmp_path)
+    command = [*CLI, "run", "reproducibility", "--profile", "smoke"]
+    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    time.sleep(1.0)
+    procs.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    assert "is being executed by pid" in outputs[1][1]  # the second waited for the first
+    executed = tmp_path / "executed"
+    assert sorted(p.name for p in executed.iterdir() if not p.name.endswith(".lock")) == ["reproducibility.ipynb"]
+    assert nbformat.read(executed / "reproducibility.ipynb", as_version=4).metadata.papermill.parameters["profile"] == "smoke"
+
+
+@pytest.mark.integration
+def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
+    proc = subprocess.Popen([*CLI, "run", "hgcn-mlp-bug", "--profile", "smoke"], env=_env(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    folder = tmp_path / "results" / "hgcn-mlp-bug"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and len(list(folder.glob("*.json"))) < 3:
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    kept = len(list(folder.glob("*.json")))
+    assert proc.returncode == 130, err
+    assert err.strip() == f"graphrepro: interrupted; every finished run is kept ({kept} new in results/hgcn-mlp-bug); " \
+                          "run the same command again to resume"
+    assert "Traceback" not in out + err and not list(folder.glob(".tmp-*"))
+    assert not (tmp_path / "executed" / "hgcn-mlp-bug.ipynb").exists()
+    assert all(json.loads(p.read_text())["key"] == p.stem for p in folder.glob("*.json"))
