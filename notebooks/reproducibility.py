@@ -16,9 +16,9 @@
 #
 # What the numbers in this book were computed with: the package versions and hardware recorded with
 # every run, the commits the runs came from, and the checksum of every data file. Any run can be
-# repeated with `python -m graphrepro verify --sample N`, which re-trains randomly chosen records on
-# the CPU and compares their metrics (exactly, when the packages, device and thread count match the
-# record; otherwise within 0.01).
+# repeated with `python -m graphrepro verify --sample N`, which re-trains randomly chosen committed
+# records on the CPU and compares their metrics (exactly, when the packages and device match the
+# record; otherwise within 0.01), or `python -m graphrepro verify KEY` for a named record.
 
 # %% tags=["parameters"]
 profile = "standard"
@@ -26,25 +26,37 @@ profile = "standard"
 # %% [markdown]
 # **Parameters of this run**
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
+from IPython.display import display
+
 from graphrepro import chapters, provenance, report
 
-chapters.resolve("reproducibility", profile)
-report.parameters_table({"profile": profile})
+report.set_style()
+params = chapters.resolve("reproducibility", profile)
+display(report.profile_banner("reproducibility", params))
+report.parameters_table(params)
 
 # %% [markdown]
 # ## This build
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 provenance.build_environment()
 
 # %% [markdown]
 # ## The recorded runs
 #
+# How many records each chapter has: committed to the repository (what the published book shows),
+# made on this machine and not committed, and stale (made by an older version of their experiment,
+# and ignored).
+
+# %% tags=["hide-input"]
+provenance.record_counts()
+
+# %% [markdown]
 # One row per distinct environment that produced records: chapter, device and hardware, package
 # versions, and the git commit of the code.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 provenance.run_environments()
 
 # %% [markdown]
@@ -52,5 +64,5 @@ provenance.run_environments()
 #
 # Every file the registry knows, its pinned checksum and where this build found it.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 provenance.data_files()

@@ -23,14 +23,23 @@
 profile = "standard"
 
 # %% [markdown]
-# **Parameters of this run**
+# **Parameters of this run.** Each chapter's verdicts use the parameters its page was executed with, so
+# this page agrees with the chapters beside it; a chapter not executed yet is read under this page's
+# profile.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
+from IPython.display import display
+
 from graphrepro import chapters, report
-from graphrepro.claims import all_verdicts
+from graphrepro.claims import all_verdicts, executed_with, parameters_used
 
+report.set_style()
 chapters.resolve("verdicts", profile)
-report.parameters_table({"profile": profile})
+used = executed_with(profile)
+for slug, params in used.items():
+    if not report.is_published(slug, params):
+        display(report.profile_banner(slug, params, what=f"The {slug} rows come from its page, executed"))
+parameters_used(used)
 
-# %% tags=["remove-input"]
-all_verdicts(profile).set_index(["chapter", "claim"])
+# %% tags=["hide-input"]
+all_verdicts(used).set_index(["chapter", "claim"])

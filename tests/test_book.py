@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -25,11 +26,9 @@ def smoke_book(tmp_path_factory):
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(paths.REPO_ROOT / name, root / name)
     shutil.copytree(paths.REPO_ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))
-    vendor = paths.REPO_ROOT / "_vendor"
-    assert (vendor / "mathjax" / "tex-chtml.js").exists(), "run `make vendor` first (make test does)"
-    (root / "_vendor").symlink_to(vendor)
-    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results")):
-        executed = {p.slug: runner.execute(p.slug, "smoke", output_dir=root / "book" / "executed") for p in chapters.PAGES}
+    (root / "_vendor").symlink_to(runner.ensure_mathjax().parent)
+    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results"), GRAPHREPRO_EXECUTED=str(root / "book" / "executed")):
+        executed = {p.slug: runner.execute(p.slug, "smoke") for p in chapters.PAGES}
         index = runner.build_book(root)
     return {"root": root, "executed": executed, "index": index}
 
@@ -80,9 +79,12 @@ class _Links(HTMLParser):
     def __init__(self):
         super().__init__()
         self.refs: list[str] = []
+        self.ids: set[str] = set()
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
         if tag == "a" and attrs.get("href"):
             self.refs.append(attrs["href"])
         if tag in ("img", "script") and attrs.get("src"):
@@ -104,43 +106,105 @@ def test_every_internal_link_and_asset_resolves(smoke_book):
         parser.feed(page.read_text())
         for ref in parser.refs:
             url = urlparse(ref)
-            if url.scheme or ref.startswith(("#", "mailto:")):
+            if url.scheme or ref.startswith("mailto:"):
                 assert url.scheme not in ("http", "https") or "github.com" in url.netloc, f"{page.name} loads {ref}"
                 continue
-            target = (page.parent / unquote(url.path)).resolve()
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page.resolve()
             assert target.exists() and html.resolve() in target.parents, f"{page.name}: broken link {ref}"
+            if url.fragment and target.suffix == ".html":  # the anchor exists on the page it points to
+                anchors = _Links()
+                anchors.feed(target.read_text())
+                assert unquote(url.fragment) in anchors.ids, f"{page.name}: link {ref} points to no anchor"
+
+
+VIEWPORTS = {"desktop": 1400, "phone": 390}
+SCREENSHOTS = paths.REPO_ROOT / "_build" / "screenshots"  # test artefacts, not committed
+
+# Elements wider than the article's text column (their own width, not what a scroll box shows).
+TOO_WIDE = """() => {
+  const column = document.querySelector("article.bd-article") || document.querySelector("main");
+  const limit = column.getBoundingClientRect().right + 1;
+  return [...column.querySelectorAll("table, img, figure")]
+    .filter(el => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().left + el.scrollWidth > limit)
+    .map(el => `${el.tagName.toLowerCase()} ${Math.round(el.scrollWidth)}px: ${(el.innerText || el.src || "").slice(0, 60)}`);
+}"""
+# Elements cut at the right edge: outside the viewport and not inside a box that scrolls sideways.
+CUT_OFF = """() => [...document.querySelectorAll("article table, article img")].filter(el => {
+  if (el.getBoundingClientRect().right <= window.innerWidth + 1) return false;
+  for (let box = el.parentElement; box; box = box.parentElement) {
+    const style = getComputedStyle(box);
+    if (["auto", "scroll"].includes(style.overflowX) && box.getBoundingClientRect().right <= window.innerWidth + 1) return false;
+  }
+  return true;
+}).map(el => `${el.tagName.toLowerCase()}: ${(el.innerText || el.src || "").slice(0, 60)}`)"""
+ELLIPSIS_CELLS = r"""() => [...document.querySelectorAll("article td, article th")]
+  .filter(c => /(\u2026|\.\.\.)\s*$/.test(c.innerText) || getComputedStyle(c).textOverflow === "ellipsis")
+  .map(c => c.innerText.slice(0, 60))"""
+RAW_TEX = re.compile(r"\\(frac|sqrt|operatorname|mathrm|begin|left|right|cosh|sinh|kappa|tfrac)\b|\$[^$\s][^$]*\$")
 
 
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
 def test_pages_render_in_headless_chromium(smoke_book):
+    """Every page at desktop and phone width: no script error or failed request, images shown, MathJax
+    rendered, no error, traceback or warning output, nothing wider than the column on a desktop, nothing
+    cut at a phone's right edge, no table cell cut with an ellipsis; a screenshot of each is kept."""
     assert CHROMIUM, "CI must have chromium (.ci/run installs it)"
     from playwright.sync_api import sync_playwright
 
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"]
+    failures: list[str] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
-        for path in _pages(smoke_book):
-            page = browser.new_page()
-            problems: list[str] = []
-            page.on("pageerror", lambda err, p=problems: p.append(f"script error: {err}"))
-            page.on("requestfailed", lambda req, p=problems: p.append(f"failed to load {req.url}"))
-            page.goto(path.as_uri(), wait_until="load")
-            broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
-            assert not broken, f"{path.name}: images not shown {broken}"
-            assert page.locator(".output.error, .output.traceback").count() == 0, f"{path.name} shows an error output"
-            if page.locator(".math").count():
-                page.wait_for_selector(".math mjx-container", timeout=15_000)
-                assert page.locator(".math mjx-container").count() == page.locator(".math").count(), "raw TeX left"
-            assert not problems, f"{path.name}: {problems}"
-            if path.stem == "hgcn-mlp-bug":
-                assert page.locator(".math").count() > 0
-                assert page.locator("table.dataframe").count() >= 3
-                assert page.locator("figure img, img").count() >= 1
-                text = page.inner_text("main")
-                assert "Parameters of this run" in text and "smoke" in text
-                assert "profile =" not in text  # the raw parameter cells are hidden
-                assert "unavailable: disease_nc.feats.npz" in text  # the Disease NC column says why it is empty
-                assert page.locator("figure img").count() >= 4  # Table 1, γ sweep, curvature, tripod
-            page.close()
+        for view, width in VIEWPORTS.items():
+            for path in _pages(smoke_book):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                problems: list[str] = []
+                page.on("pageerror", lambda err, p=problems: p.append(f"script error: {err}"))
+                page.on("requestfailed", lambda req, p=problems: p.append(f"failed to load {req.url}"))
+                page.goto(path.as_uri(), wait_until="load")
+                if page.locator(".math").count():
+                    page.wait_for_selector(".math mjx-container", timeout=15_000)
+                    if page.locator(".math mjx-container").count() != page.locator(".math").count():
+                        problems.append("raw TeX left in a .math element")
+                page.screenshot(path=str(SCREENSHOTS / f"{path.stem}-{view}.png"), full_page=True)
+                broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
+                problems += [f"image not shown: {src}" for src in broken]
+                if page.locator(".output.error, .output.traceback, .output.stderr").count():
+                    problems.append("an error, traceback or stderr (warning) output is shown")
+                text = page.inner_text("article")
+                problems += [f"output text: {w}" for w in ("Traceback (most recent call last)", "Warning:", "WARNING") if w in text]
+                problems += [f"raw LaTeX: {m.group(0)[:40]}" for m in RAW_TEX.finditer(text)]
+                problems += [f"cell cut with an ellipsis: {c}" for c in page.evaluate(ELLIPSIS_CELLS)]
+                if view == "desktop":
+                    problems += [f"wider than the column: {w}" for w in page.evaluate(TOO_WIDE)]
+                else:
+                    problems += [f"cut at the right edge: {w}" for w in page.evaluate(CUT_OFF)]
+                    if page.evaluate("document.documentElement.scrollWidth") > width + 1:
+                        problems.append("the page scrolls sideways")
+                if path.parent.name == "executed":
+                    if page.locator(".graphrepro-banner").count() == 0:
+                        problems.append("no banner, though the page was executed under smoke")
+                failures += [f"{path.stem} ({view}, {width}px): {p}" for p in problems]
+                if path.stem == "hgcn-mlp-bug" and view == "desktop":
+                    _check_chapter_page(page)
+                if path.stem == "verdicts":
+                    assert "smoke" in page.inner_text("article")  # the profile each chapter's rows come from
+                page.close()
         browser.close()
+    assert not failures, "\n".join(failures)
+
+
+def _check_chapter_page(page) -> None:
+    assert page.locator(".math").count() > 0
+    assert page.locator("table.graphrepro-grid").count() == 1  # Table 1 at a glance
+    assert page.locator("table.graphrepro-grid td.verdict-reproduced, table.graphrepro-grid td.verdict-differs, "
+                        "table.graphrepro-grid td.verdict-none").count() >= 12
+    assert page.locator("table.dataframe").count() >= 3
+    text = page.inner_text("article")
+    assert "Parameters of this run" in text and "smoke" in text and "Not the published numbers" in text
+    assert "profile =" not in text  # the raw parameter cells are hidden
+    assert "unavailable: disease_nc.feats.npz" in text  # the Disease NC column says why it is empty
+    assert page.locator("figure img").count() >= 4  # Table 1, γ sweep, curvature, tripod
+    assert page.locator("details.hide-input, details.above-input, .tag_hide-input").count() >= 5  # the calls are a click away

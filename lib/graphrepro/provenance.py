@@ -21,7 +21,25 @@ def build_environment() -> pd.DataFrame:
         "CUDA available": str(torch.cuda.is_available()),
         "git commit": git_commit(),
     }
-    return pd.DataFrame({"value": facts})
+    return pd.DataFrame({"value": facts}).rename_axis("")
+
+
+def record_counts() -> pd.DataFrame:
+    """Per chapter: records committed to git, records made here and not committed, and stale records."""
+    rows = []
+    for page in chapters.PAGES:
+        if not page.chapter:
+            continue
+        recs = store.records(page.slug)
+        committed = store.committed_keys(page.slug) or set()
+        current = [r for r in recs if store.is_current(r)]
+        rows.append({
+            "chapter": page.slug,
+            "committed": sum(r["key"] in committed for r in current),
+            "local, not committed": sum(r["key"] not in committed for r in current),
+            "stale (older experiment version)": len(recs) - len(current),
+        })
+    return pd.DataFrame(rows).set_index("chapter")
 
 
 def run_environments() -> pd.DataFrame:
@@ -38,7 +56,7 @@ def run_environments() -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({"note": ["no records yet"]})
     frame = pd.DataFrame(rows)
-    return frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index()
+    return frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index().set_index("chapter")
 
 
 def data_files() -> pd.DataFrame:
@@ -51,4 +69,4 @@ def data_files() -> pd.DataFrame:
             except (DataUnavailable, ChecksumMismatch) as err:
                 found = f"unavailable: {f.missing}" if f.missing else str(err).splitlines()[0]
             rows.append({"dataset": name, "file": f.path, "checksum": f.checksum_label(), "found in": found})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).set_index(["dataset", "file"])

@@ -3,19 +3,54 @@
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from IPython.display import HTML
 
 REPRODUCED = "reproduced"
 
 
 def set_style() -> None:
-    """The book's single figure style."""
+    """The book's single figure style, and tables that show every cell whole."""
     sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.95)
     plt.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.titleweight": "bold"})
+    pd.set_option("display.max_colwidth", None)  # pandas cuts cells at 50 characters with an ellipsis
+    pd.set_option("display.max_rows", 500)
+
+
+def is_published(slug: str, params: dict[str, Any]) -> bool:
+    """True when ``params`` are exactly the standard profile's: the numbers the book publishes."""
+    from graphrepro import chapters
+
+    return params == chapters.resolve(slug, "standard")
+
+
+def profile_banner(slug: str, params: dict[str, Any], what: str = "This page was executed") -> HTML:
+    """A line stating the profile a page ran with; a warning box when it is not the published one
+    (another profile, or parameters that differ from the standard profile's)."""
+    from graphrepro import chapters
+
+    standard = chapters.resolve(slug, "standard")
+    changed = {k: v for k, v in params.items() if k != "profile" and v != standard.get(k)}
+    profile = escape(str(params["profile"]))
+    if params["profile"] == "standard" and not changed:
+        return HTML(f'<p class="graphrepro-profile">Executed with the <strong>{profile}</strong> profile: '
+                    "the numbers the published book shows.</p>")
+    shown = "; ".join(f"{k} = {_text(v)}" for k, v in changed.items())
+    detail = f", and {escape(shown)} where the standard profile differs" if changed else ""
+    return HTML(
+        '<div class="admonition warning graphrepro-banner"><p class="admonition-title">Not the published numbers</p>'
+        f"<p>{escape(what)} with the <strong>{profile}</strong> profile{detail}. These numbers are not the ones "
+        "the book publishes; <code>make book</code> executes the page again under <strong>standard</strong>.</p></div>"
+    )
+
+
+def _text(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def glue_figure(name: str, fig: plt.Figure) -> None:
@@ -28,7 +63,7 @@ def glue_figure(name: str, fig: plt.Figure) -> None:
 
 def parameters_table(params: dict[str, Any]) -> pd.DataFrame:
     """The parameters a page ran with, as a two-column table."""
-    rows = [{"parameter": k, "value": ", ".join(map(str, v)) if isinstance(v, list) else str(v)} for k, v in params.items()]
+    rows = [{"parameter": k, "value": _text(v)} for k, v in params.items()]
     return pd.DataFrame(rows).set_index("parameter")
 
 
@@ -70,3 +105,36 @@ def paper_table(paper: dict[str, dict[str, tuple[float, float]]], columns: list[
     return pd.DataFrame(
         {task: {row: fmt(*cells[task]) if task in cells else "–" for row, cells in paper.items()} for task in columns}
     )
+
+
+def verdict_class(word: str) -> str:
+    """The CSS class that colours a verdict: reproduced, differs, or neither (no number to compare)."""
+    if word == REPRODUCED:
+        return "verdict-reproduced"
+    return "verdict-differs" if word.startswith("differs") else "verdict-none"
+
+
+def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -> HTML:
+    """A compact, colour-coded table: ``row`` values down, ``column`` values across, and in each cell the
+    paper's number, ours and the verdict (columns ``paper``, ``ours``, ``verdict`` of ``long``)."""
+    columns = list(dict.fromkeys(long[column]))
+    rows = list(dict.fromkeys(long[row]))
+    cells = {(r[row], r[column]): r for _, r in long.iterrows()}
+    head = "".join(f"<th>{escape(str(c))}</th>" for c in columns)
+    body = []
+    for name in rows:
+        tds = []
+        for col in columns:
+            cell = cells.get((name, col))
+            if cell is None:
+                tds.append('<td class="verdict-none">–</td>')
+                continue
+            tds.append(
+                f'<td class="{verdict_class(cell["verdict"])}"><span class="paper">paper {escape(cell["paper"])}</span>'
+                f'<span class="ours">ours {escape(cell["ours"])}</span>'
+                f'<span class="verdict">{escape(cell["verdict"])}</span></td>'
+            )
+        body.append(f"<tr><th>{escape(str(name))}</th>{''.join(tds)}</tr>")
+    title = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return HTML(f'<div class="table-scroll"><table class="graphrepro-grid">{title}<thead><tr><th></th>{head}</tr></thead>'
+                f"<tbody>{''.join(body)}</tbody></table></div>")

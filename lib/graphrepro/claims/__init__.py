@@ -21,6 +21,32 @@ def chapter_keys(slug: str, params: dict[str, Any]) -> set[str]:
     return chapter_module(slug).chapter_keys(params)
 
 
+def executed_with(profile: str) -> dict[str, dict[str, Any]]:
+    """For every chapter, the parameters its executed page ran with; ``profile``'s for a chapter whose
+    page has not been executed."""
+    from graphrepro import chapters, runner
+
+    chosen = {}
+    for page in chapters.PAGES:
+        if page.chapter:
+            ran = runner.executed_parameters(page.slug)
+            given = ran if ran is not None else {"profile": profile}
+            chosen[page.slug] = chapters.resolve(page.slug, given.pop("profile"), **given)
+    return chosen
+
+
+def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Per chapter: the profile its verdicts were computed under and the parameters that differ from it."""
+    from graphrepro import chapters
+
+    rows = []
+    for slug, params in params_by_chapter.items():
+        profile = chapters.resolve(slug, params["profile"])
+        changed = [f"{k} = {v}" for k, v in params.items() if v != profile[k]]
+        rows.append({"chapter": slug, "profile": params["profile"], "other parameters": "; ".join(changed) or "none"})
+    return pd.DataFrame(rows).set_index("chapter")
+
+
 def all_verdicts(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Every chapter's claim verdicts from the run store, each under the parameters given for it (nothing is trained)."""
     rows = []

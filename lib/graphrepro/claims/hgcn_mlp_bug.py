@@ -127,8 +127,16 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def table1_compact(long: pd.DataFrame) -> report.HTML:
+    """Table 1 at a glance: models down, tasks across, paper | ours (tuned) | verdict in each cell; a task
+    whose data cannot be had is named in the caption instead of filling a column."""
+    missing = long[long.verdict == "unavailable"]
+    caption = "; ".join(f"{r.task}: {r.ours}" for r in missing.itertuples())
+    return report.verdict_grid(long[long.verdict != "unavailable"], "model", "task", caption)
+
+
 def table1_display(long: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 for the page: a row per task and model with the paper's cell, ours, and the verdict."""
+    """Table 1 in full: a row per task and model with the paper's cell, ours, and the verdict."""
     table = long.set_index(["task", "model"])[["paper", "ours", "verdict", "README settings", "chosen setting", "seeds"]]
     return table.rename(columns={"ours": "ours (tuned)", "README settings": "ours (README settings)"})
 
@@ -138,8 +146,12 @@ def table1_figure(long: pd.DataFrame) -> plt.Figure:
     long = long[long.verdict != "unavailable"]
     tasks = list(long.task.unique())
     height = 0.3 * long.model.nunique() + 1.4
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), height), sharey=False, squeeze=False)
-    for ax, task in zip(axes[0], tasks):
+    ncols = min(2, len(tasks))  # two panels across stay legible on a phone
+    nrows = math.ceil(len(tasks) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, height * nrows), sharey=False, squeeze=False)
+    for ax in axes.flat[len(tasks):]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat, tasks):
         part = long[long.task == task]
         y = range(len(part))
         ax.errorbar(part.ours_mean, y, xerr=part.ours_std, fmt="o", label="ours (tuned)", color=sns.color_palette()[0])

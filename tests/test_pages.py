@@ -1,0 +1,71 @@
+"""What a page says about how it was made: the profile banner, the verdicts' parameters, book --no-execute."""
+
+from __future__ import annotations
+
+import nbformat
+import pandas as pd
+
+from graphrepro import chapters, report, runner
+from graphrepro.__main__ import main
+from graphrepro.claims import executed_with, parameters_used
+
+SLUG = "hgcn-mlp-bug"
+
+
+def _executed(folder, slug, **parameters):
+    folder.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"parameters": parameters}
+    nbformat.write(nb, folder / f"{slug}.ipynb")
+
+
+def test_banner_only_when_not_the_published_numbers():
+    standard = chapters.resolve(SLUG, "standard")
+    assert report.is_published(SLUG, standard)
+    assert "graphrepro-banner" not in report.profile_banner(SLUG, standard).data
+    assert "<strong>standard</strong> profile" in report.profile_banner(SLUG, standard).data
+    smoke = report.profile_banner(SLUG, chapters.resolve(SLUG, "smoke")).data
+    assert "graphrepro-banner" in smoke and "<strong>smoke</strong>" in smoke and "seeds = 1" in smoke
+    tweaked = chapters.resolve(SLUG, "standard", seeds=10)
+    assert not report.is_published(SLUG, tweaked)
+    assert "seeds = 10 where the standard profile differs" in report.profile_banner(SLUG, tweaked).data
+
+
+def test_verdicts_use_the_parameters_each_chapter_ran_with(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path))
+    assert executed_with("standard")[SLUG] == chapters.resolve(SLUG, "standard")  # not executed: the page's profile
+    _executed(tmp_path, SLUG, profile="smoke", seeds=2)
+    used = executed_with("standard")
+    assert used[SLUG] == chapters.resolve(SLUG, "smoke", seeds=2)
+    table = parameters_used(used)
+    assert table.loc[SLUG, "profile"] == "smoke" and table.loc[SLUG, "other parameters"] == "seeds = 2"
+
+
+def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path))
+    _executed(tmp_path, SLUG, profile="smoke")
+    executed: list[tuple[str, str]] = []
+
+    def fake_execute(slug, profile="standard", *args, **kwargs):
+        executed.append((slug, profile))
+        _executed(tmp_path, slug, profile=profile)
+        return tmp_path / f"{slug}.ipynb"
+
+    monkeypatch.setattr(runner, "execute", fake_execute)
+    monkeypatch.setattr(runner, "build_book", lambda: tmp_path / "index.html")
+    assert main(["book", "--no-execute"]) == 0
+    out = capsys.readouterr().out
+    assert executed == [(p.slug, "standard") for p in chapters.PAGES if p.slug != SLUG]
+    assert "verdicts has not been executed yet: executing it (standard)" in out
+    assert f"note: {SLUG} shows the smoke profile" in out
+    executed.clear()
+    assert main(["book"]) == 0  # make book: every page again, under standard
+    assert executed == [(p.slug, "standard") for p in chapters.PAGES]
+    assert "note:" not in capsys.readouterr().out
+
+
+def test_tables_show_whole_cells():
+    report.set_style()
+    long_text = "README settings (2 layers, relu, dropout 0, wd 0, c 1) " * 3
+    html = pd.DataFrame({"setting": [long_text]})._repr_html_()
+    assert long_text.strip() in html and "..." not in html
