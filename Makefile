@@ -3,8 +3,6 @@ PYTHON      ?= python3
 VENV        := .venv
 PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
-MATHJAX     := 3.2.2
-MATHJAX_JS  := _vendor/mathjax/tex-chtml.js
 export GRAPHREPRO_MIRROR ?= $(abspath ../shared/data)
 
 .PHONY: help install vendor book build-only test smoke verify bench list clean
@@ -14,6 +12,7 @@ help:
 	@echo "make test    unit tests, every chapter under the smoke profile, the book built and opened in Chromium"
 	@echo "make verify  re-train 3 random recorded runs and compare with their records"
 	@echo "make bench   seconds per run and the chapter's wall time"
+	@echo "make build-only  build the HTML from the executed pages (executing only pages never executed)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,22 +22,18 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# MathJax 3 from the npm registry, served from the book itself so pages render offline.
-$(MATHJAX_JS):
-	rm -rf _build/npm && mkdir -p _build/npm _vendor
-	cd _build/npm && npm pack --silent mathjax@$(MATHJAX) >/dev/null && tar xzf mathjax-$(MATHJAX).tgz
-	rm -rf _vendor/mathjax && mv _build/npm/package/es5 _vendor/mathjax
-	rm -rf _build/npm
+# MathJax 3 from the npm registry, served from the book itself so pages render offline (the book
+# command fetches it when missing; this target only fetches it ahead of time).
+vendor: $(STAMP)
+	$(PY) -c "from graphrepro.runner import ensure_mathjax; ensure_mathjax()"
 
-vendor: $(MATHJAX_JS)
-
-book: $(STAMP) vendor
+book: $(STAMP)
 	$(PY) -m graphrepro book --profile standard
 
-build-only: $(STAMP) vendor
+build-only: $(STAMP)
 	$(PY) -m graphrepro book --no-execute
 
-test: $(STAMP) vendor
+test: $(STAMP)
 	$(PY) -m pytest
 
 list: $(STAMP)

@@ -53,8 +53,8 @@ provenance.build_environment()
 provenance.record_counts()
 
 # %% [markdown]
-# One row per distinct environment that produced records: chapter, device and hardware, package
-# versions, and the git commit of the code.
+# One column per distinct environment that produced records: chapter, device and hardware, package
+# versions, the git commit of the code, and how many runs it made.
 
 # %% tags=["hide-input"]
 provenance.run_environments()
@@ -62,7 +62,11 @@ provenance.run_environments()
 # %% [markdown]
 # ## Data files
 #
-# Every file the registry knows, its pinned checksum and where this build found it.
+# Every file the registry knows, its pinned checksum and where this build found it. The registry looks
+# in these folders, in this order, before it downloads anything:
+
+# %% tags=["hide-input"]
+provenance.data_folders()
 
 # %% tags=["hide-input"]
 provenance.data_files()

@@ -7,7 +7,7 @@ import platform
 import pandas as pd
 import torch
 
-from graphrepro import chapters, store
+from graphrepro import chapters, paths, store
 from graphrepro.data.registry import DATASETS, ChecksumMismatch, DataUnavailable, resolve
 from graphrepro.environment import git_commit, package_versions
 
@@ -43,7 +43,8 @@ def record_counts() -> pd.DataFrame:
 
 
 def run_environments() -> pd.DataFrame:
-    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts."""
+    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts,
+    one column per environment."""
     rows = []
     for page in chapters.PAGES:
         for r in store.records(page.slug) if page.chapter else []:
@@ -56,17 +57,28 @@ def run_environments() -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({"note": ["no records yet"]})
     frame = pd.DataFrame(rows)
-    return frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index().set_index("chapter")
+    environments = frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index()
+    environments.index = [f"environment {i}" for i in range(1, len(environments) + 1)]
+    return environments.T  # a column per environment: few of them, long values, fits a phone
+
+
+def data_folders() -> pd.DataFrame:
+    """The folders the registry looks in, in order: the cache, then the mirrors."""
+    rows = [{"looked in": "cache", "folder": str(paths.cache_dir())}]
+    rows += [{"looked in": f"mirror {i}", "folder": str(m)} for i, m in enumerate(paths.mirror_dirs(), 1)]
+    return pd.DataFrame(rows).set_index("looked in")
 
 
 def data_files() -> pd.DataFrame:
     """Every registered file: dataset, path, pinned checksum, and where it was found (or why not)."""
+    folders = {str(paths.cache_dir()): "cache", **{str(m): f"mirror {i}" for i, m in enumerate(paths.mirror_dirs(), 1)}}
     rows = []
     for name, spec in DATASETS.items():
         for f in spec.files:
             try:
-                found = str(resolve(f, allow_download=False).parent)
+                found = resolve(f, allow_download=False)
+                where = folders.get(str(found)[: -len(f.path) - 1], str(found.parent))
             except (DataUnavailable, ChecksumMismatch) as err:
-                found = f"unavailable: {f.missing}" if f.missing else str(err).splitlines()[0]
-            rows.append({"dataset": name, "file": f.path, "checksum": f.checksum_label(), "found in": found})
-    return pd.DataFrame(rows).set_index(["dataset", "file"])
+                where = f"unavailable: {f.missing}" if f.missing else str(err).splitlines()[0]
+            rows.append({"dataset": name, "file": f.path, "checksum": f.checksum_label(), "found in": where})
+    return pd.DataFrame(rows).set_index("dataset")

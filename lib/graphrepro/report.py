@@ -130,7 +130,8 @@ def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -
                 tds.append('<td class="verdict-none">–</td>')
                 continue
             tds.append(
-                f'<td class="{verdict_class(cell["verdict"])}"><span class="paper">paper {escape(cell["paper"])}</span>'
+                f'<td class="{verdict_class(cell["verdict"])}" data-label="{escape(str(col))}">'
+                f'<span class="paper">paper {escape(cell["paper"])}</span>'
                 f'<span class="ours">ours {escape(cell["ours"])}</span>'
                 f'<span class="verdict">{escape(cell["verdict"])}</span></td>'
             )
