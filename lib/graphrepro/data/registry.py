@@ -255,6 +255,10 @@ DATASETS: dict[str, DatasetSpec] = {
             ),
             "Toutanova & Chen 2015 (via ConvE)",
         ),
+        *[
+            DatasetSpec(name, f"{title} knowledge graph, shipped inside the pykeen package", (), "pykeen (Ali et al. 2021)")
+            for name, title in [("nations", "Nations"), ("kinships", "Kinships"), ("umls", "UMLS")]
+        ],
     ]
 }
 
@@ -377,5 +381,6 @@ def dataset_status(name: str) -> dict[str, str]:
     except ChecksumMismatch as err:
         return {"dataset": name, "status": "refused", "where": "", "reason": str(err)}
     folders = sorted({str(p.parent) for p in found.values()})
-    return {"dataset": name, "status": "available", "where": "; ".join(folders), "reason": ""}
+    return {"dataset": name, "status": "available", "where": "; ".join(folders) or f"inside the package ({spec.source})",
+            "reason": ""}
 
