@@ -28,7 +28,7 @@ def smoke_book(tmp_path_factory):
     shutil.copytree(paths.REPO_ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))
     (root / "_vendor").symlink_to(runner.ensure_mathjax().parent)
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results"), GRAPHREPRO_EXECUTED=str(root / "book" / "executed")):
-        executed = {p.slug: runner.execute(p.slug, "smoke") for p in chapters.PAGES}
+        executed = {p.slug: runner.execute(p.slug, "smoke") for p in chapters.pages()}
         index = runner.build_book(root)
     return {"root": root, "executed": executed, "index": index}
 
@@ -95,7 +95,7 @@ class _Links(HTMLParser):
 
 def _pages(smoke_book) -> list[Path]:
     html = smoke_book["index"].parent
-    return [html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in chapters.PAGES]
+    return [html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in chapters.pages()]
 
 
 def test_every_internal_link_and_asset_resolves(smoke_book):

@@ -23,10 +23,10 @@ def _parameters_cell(notebook: str) -> dict:
 def test_toc_lists_every_page_in_order():
     toc = yaml.safe_load((paths.REPO_ROOT / "_toc.yml").read_text())
     files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    assert files == [f"book/executed/{p.slug}" for p in chapters.PAGES]
+    assert files == [f"book/executed/{p.slug}" for p in chapters.pages()]
 
 
-@pytest.mark.parametrize("page", chapters.PAGES, ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
 def test_notebook_parameters_match_manifest(page):
     cell = _parameters_cell(page.notebook)
     assert list(cell) == ["profile", *[p.name for p in page.params]]
@@ -34,7 +34,7 @@ def test_notebook_parameters_match_manifest(page):
     assert all(v is None for k, v in cell.items() if k != "profile"), "other parameters default to the profile's"
 
 
-@pytest.mark.parametrize("page", chapters.PAGES, ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
 def test_every_profile_resolves(page):
     for profile in chapters.PROFILES:
         values = chapters.resolve(page.slug, profile)
@@ -92,14 +92,14 @@ def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, m
 
 
 def test_every_numeric_parameter_has_a_finite_range():
-    for page in chapters.PAGES:
+    for page in chapters.pages():
         for p in page.params:
             if p.type in (int, float) and p.choices is None:
                 assert p.minimum is not None and p.maximum is not None, p.name
                 for profile in chapters.PROFILES:  # the profiles' own values lie inside it
                     p.check(p.profiles[profile])
     with pytest.raises(TypeError, match="needs a finite range"):
-        chapters.Param("unbounded", float, "no range", chapters._same(1.0), minimum=0)
+        chapters.Param("unbounded", float, "no range", chapters.same(1.0), minimum=0)
 
 
 def test_cuda_without_a_gpu_is_refused_up_front(capsys, monkeypatch):

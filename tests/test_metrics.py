@@ -36,3 +36,29 @@ def test_f1_matches_sklearn(n_classes):
     got = node_metrics(pred, labels, n_classes)
     assert got["f1"] == pytest.approx(f1_score(labels, pred, average=average))
     assert got["acc"] == pytest.approx(np.mean(pred == labels))
+
+
+def test_rank_metric_specs_agree_with_pykeen():
+    """Direction and range of every spec that points to a pykeen metric are pykeen's."""
+    from pykeen.metrics import rank_based_metric_resolver
+
+    from graphrepro.metrics import METRICS
+
+    pointed = [s for s in METRICS.values() if s.pykeen]
+    assert {"mrr", "mean_rank", "hits_at_10"} <= {s.name for s in pointed}
+    for spec in pointed:
+        theirs = rank_based_metric_resolver.make(spec.pykeen)
+        assert spec.higher_is_better == theirs.increasing, spec.name
+        low = float("-inf") if theirs.value_range.lower is None else theirs.value_range.lower
+        high = float("inf") if theirs.value_range.upper is None else theirs.value_range.upper
+        assert (spec.low, spec.high) == (low, high), spec.name
+
+
+def test_metric_specs_read_records():
+    from graphrepro.metrics import METRICS, spec_of
+
+    record = {"val_roc": 0.8, "val_ap": 0.6, "test_roc": 0.7, "best_epoch": 12}
+    assert METRICS["roc_ap_mean"].value(record, "val_") == pytest.approx(0.7)
+    assert METRICS["roc"].value(record, "test_") == 0.7 and METRICS["roc"].shown(0.7) == pytest.approx(70.0)
+    assert spec_of("test_roc") is METRICS["roc"] and spec_of("best_epoch") is None
+    assert not METRICS["mean_rank"].higher_is_better and METRICS["mean_rank"].unit == ""

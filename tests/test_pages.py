@@ -55,12 +55,12 @@ def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatc
     monkeypatch.setattr(runner, "build_book", lambda: tmp_path / "index.html")
     assert main(["book", "--no-execute"]) == 0
     out = capsys.readouterr().out
-    assert executed == [(p.slug, "standard") for p in chapters.PAGES if p.slug != SLUG]
+    assert executed == [(p.slug, "standard") for p in chapters.pages() if p.slug != SLUG]
     assert "verdicts has not been executed yet: executing it (standard)" in out
     assert f"note: {SLUG} shows the smoke profile" in out
     executed.clear()
     assert main(["book"]) == 0  # make book: every page again, under standard
-    assert executed == [(p.slug, "standard") for p in chapters.PAGES]
+    assert executed == [(p.slug, "standard") for p in chapters.pages()]
     assert "note:" not in capsys.readouterr().out
 
 

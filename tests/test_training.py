@@ -9,7 +9,7 @@ import torch
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
 from graphrepro.grid import intra_op_threads
-from graphrepro.train import Stopping, fit, resolve_device
+from graphrepro.train import HGCNStopping, PatienceStopping, fit, resolve_device
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_batched_members_match_one_at_a_time(model, task, dropout):
         pytest.skip(str(err))
     members = hgcn.Members([0, 1, 2])
     fit_task = hgcn._fit_lp if task == "lp" else hgcn._fit_nc
-    stopping = hgcn.Stopping(20, 1000, 100)
+    stopping = HGCNStopping(20, 1000, 100)
     with intra_op_threads(1):  # as run_batch trains
         together = fit_task(data, config, members, stopping)
         alone_runs = [fit_task(data, config, hgcn.Members([s]), stopping)[0] for s in range(3)]
@@ -65,14 +65,21 @@ def test_early_stopping_waits_for_min_epochs_and_uses_equality():
         n = len(evaluations)
         return [{"s": s}], lambda member: {"t": n}
 
-    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], Stopping(max_epochs=1000, patience=3, min_epochs=10))
+    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], HGCNStopping(max_epochs=1000, patience=3, min_epochs=10))
     # counter hits 3 at epoch 3 (<= min_epochs) and keeps growing: HGCN never early-stops then
     assert result.epochs_run == 1000 and result.best_epoch == 0 and result.test == {"t": 1}
 
     scores = iter([0.1 * i for i in range(20)] + [0.0] * 1000)
     evaluations.clear()
-    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], Stopping(max_epochs=1000, patience=5, min_epochs=10))
+    (result,) = fit(1, lambda active: [0.0], evaluate1, lambda m: m["s"], HGCNStopping(max_epochs=1000, patience=5, min_epochs=10))
     assert result.best_epoch == 19 and result.epochs_run == 25
+
+
+def test_plain_patience_rule_stops_after_patience_misses_from_the_start():
+    scores = iter([0.5, 0.4, 0.3, 0.2] + [0.0] * 100)
+    (result,) = fit(1, lambda active: [0.0], lambda: ([{"s": next(scores)}], lambda m: {}), lambda m: m["s"],
+                    PatienceStopping(max_epochs=100, patience=3))
+    assert result.best_epoch == 0 and result.epochs_run == 4  # HGCN's rule would run on past min_epochs
 
 
 def test_divergence_stops_only_that_member_and_keeps_its_best_epoch():
@@ -83,7 +90,7 @@ def test_divergence_stops_only_that_member_and_keeps_its_best_epoch():
         vals = [{"s": v} for v in next(scores)]
         return vals, lambda member: {"t": vals[member]["s"]}
 
-    first, second = fit(2, lambda active: next(losses), evaluate, lambda m: m["s"], Stopping(8, 10, 0))
+    first, second = fit(2, lambda active: next(losses), evaluate, lambda m: m["s"], HGCNStopping(8, 10, 0))
     assert first.diverged and first.best_epoch == 1 and first.epochs_run == 4 and first.val == {"s": 0.7}
     assert first.losses[:3] == [1.0, 1.0, 1.0] and np.isnan(first.losses[3])
     assert not second.diverged and second.epochs_run == 8 and second.best_epoch == 7

@@ -12,6 +12,7 @@ from graphrepro.__main__ import main
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
+from graphrepro.metrics import METRICS
 from graphrepro.verify import candidate_records, check
 
 CHAPTER = "hgcn-mlp-bug"
@@ -64,9 +65,13 @@ def test_other_environment_uses_the_stated_tolerance(one_record):
     record["packages"]["torch"] = "0.0.0"
     record["metrics"]["test_roc"] += 0.005
     record["digest"] = store.record_digest(record)  # as written by a run on that torch
-    result = check(record, tolerance=0.01)
-    assert result["mode"].startswith("within 0.01 (torch 0.0.0 recorded, ") and result["ok"]
-    assert not check(record, tolerance=0.001)["ok"]
+    result = check(record)
+    assert result["mode"].startswith("within each metric's tolerance (torch 0.0.0 recorded, ") and result["ok"]
+    assert METRICS["roc"].tolerance == 0.01  # the spec's tolerance decided it
+    assert check(record, tolerance=0.01)["ok"] and not check(record, tolerance=0.001)["ok"]
+    record["metrics"]["test_roc"] += 0.01  # now 0.015 off: beyond the spec's tolerance
+    record["digest"] = store.record_digest(record)
+    assert "test_roc: recorded" in check(record)["problem"]
 
 
 def test_record_without_digest_is_reported(one_record):

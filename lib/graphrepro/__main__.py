@@ -35,9 +35,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="draw from every current record here, not only committed standard-profile ones")
     verify.add_argument("--chapter", default=None)
     verify.add_argument("--seed", type=int, default=None, help="seed of the random choice of records")
-    verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact")
-    bench = sub.add_parser("bench", help="seconds per run and the chapter's wall time")
+    verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
+    bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
+    bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
     return parser
 
 
@@ -47,7 +48,7 @@ def _show(value: object) -> str:
 
 def _list() -> int:
     rows = []
-    for page in chapters.PAGES:
+    for page in chapters.pages():
         rows.append({"chapter": page.slug, "parameter": "profile", "type": "str", "default": "standard",
                      "allowed": ", ".join(chapters.PROFILES), "smoke": "", "standard": "", "paper": ""})
         for p in page.params:
@@ -57,7 +58,7 @@ def _list() -> int:
                 "allowed": allowed, **{k: _show(p.profiles[k]) for k in chapters.PROFILES},
             })
     print("Chapters and pages:")
-    for page in chapters.PAGES:
+    for page in chapters.pages():
         print(f"  {page.slug:18s} {page.notebook:32s} {page.title}")
     print()
     print(pd.DataFrame(rows).to_string(index=False))
@@ -79,8 +80,8 @@ def _run(args: argparse.Namespace) -> int:
 def _book(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
-    chapters.resolve(chapters.PAGES[0].slug, args.profile)  # an unknown profile exits before anything runs
-    for page in chapters.PAGES:
+    chapters.resolve(chapters.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
+    for page in chapters.pages():
         if not args.no_execute:
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
         elif runner.executed_parameters(page.slug) is None:
@@ -89,7 +90,7 @@ def _book(args: argparse.Namespace) -> int:
             continue
         runner.execute(page.slug, args.profile)
     index = runner.build_book()
-    for page in chapters.PAGES:
+    for page in chapters.pages():
         profile = (runner.executed_parameters(page.slug) or {}).get("profile")
         if profile != "standard":
             print(f"note: {page.slug} shows the {profile} profile, not the published one; `make book` executes it under standard")
@@ -122,8 +123,7 @@ def _verify(args: argparse.Namespace) -> int:
     if not picked:
         print("no records to verify" + ("" if args.local else " (committed standard-profile records; --local for others)"))
         return 1
-    tolerance = verify.TOLERANCE if args.tolerance is None else args.tolerance
-    results = pd.DataFrame([verify.check(r, tolerance) for r in tqdm(picked, desc="verify", unit="run")])
+    results = pd.DataFrame([verify.check(r, args.tolerance) for r in tqdm(picked, desc="verify", unit="run")])
     print(results.to_string(index=False))
     bad = int((~results.ok).sum())
     print(f"\n{len(results) - bad} of {len(results)} re-runs match their records")
@@ -137,13 +137,14 @@ def _bench(args: argparse.Namespace) -> int:
 
     from graphrepro import bench
 
+    slugs = [chapters.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in chapters.chapter_pages()]
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
-    per_run = bench.seconds_per_run(seeds=args.seeds)
-    print("\nSeconds per training run, disease_lp link prediction (standard settings), one at a time and batched:")
-    print(per_run.round(3).to_string(index=False))
-    print("\nChapter hgcn-mlp-bug, standard profile:")
-    for k, v in bench.chapter_wall_time().items():
-        print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")
+    for slug in slugs:
+        print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
+        print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False))
+        print(f"\n{slug}, standard profile:")
+        for k, v in bench.chapter_wall_time(slug).items():
+            print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")
     return 0
 
 
@@ -151,7 +152,7 @@ def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
     from graphrepro import paths
 
-    return {p.slug: len(list((paths.results_dir() / p.slug).glob("*.json"))) for p in chapters.PAGES if p.chapter}
+    return {p.slug: len(list((paths.results_dir() / p.slug).glob("*.json"))) for p in chapters.chapter_pages()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

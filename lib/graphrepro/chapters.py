@@ -1,11 +1,18 @@
-"""The manifest: every executed page of the book, its parameters, and their values under each profile."""
+"""Pages, parameters and profiles: the generic machinery. Which pages exist is the manifest's business
+(``graphrepro.manifest``); each chapter declares its own page and parameters in its module."""
 
 from __future__ import annotations
 
+import importlib
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from graphrepro import paths
 
 PROFILES = ("smoke", "standard", "paper")
 
@@ -103,7 +110,7 @@ def _convert(kind: type, text: str) -> Any:
     return kind(text)
 
 
-def _same(value: Any) -> dict[str, Any]:
+def same(value: Any) -> dict[str, Any]:
     return dict.fromkeys(PROFILES, value)
 
 
@@ -116,19 +123,29 @@ def _device_available(device: str) -> str | None:
     return None
 
 
-DEVICE = Param("device", str, "where to train: auto takes CUDA when present", _same("auto"), ("auto", "cpu", "cuda"),
+DEVICE = Param("device", str, "where to train: auto takes CUDA when present", same("auto"), ("auto", "cpu", "cuda"),
                available=_device_available)
 
 
 @dataclass(frozen=True)
 class Page:
-    """An executed page: a jupytext notebook under ``notebooks/`` and the parameters it takes."""
+    """An executed page: a jupytext notebook and the parameters it takes."""
 
     slug: str
     notebook: str
     title: str
     params: tuple[Param, ...] = field(default_factory=tuple)
-    chapter: bool = True  # False for the book's computed pages (verdicts, reproducibility)
+    module: str | None = None  # the chapter's module; None for the book's computed pages
+
+    @property
+    def chapter(self) -> bool:
+        """True for a chapter (runs, records, claims); False for the book's computed pages."""
+        return self.module is not None
+
+    @property
+    def source(self) -> Path:
+        """The jupytext file (``notebook`` is relative to the repository unless absolute)."""
+        return paths.REPO_ROOT / self.notebook
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``."""
@@ -141,49 +158,41 @@ class Page:
         )
 
 
-HGCN_TASKS = ("disease_lp/lp", "disease_nc/nc", "airport/lp", "airport/nc")
-GAMMAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.4, 0.6, 0.8, 1.0)
+MANIFEST = "GRAPHREPRO_MANIFEST"  # names another manifest module (a test's throwaway chapter, a fork's book)
 
-PAGES: tuple[Page, ...] = (
-    Page(
-        "hgcn-mlp-bug",
-        "notebooks/01_hgcn_mlp_bug.py",
-        "Shedding light on hyperbolic graph learning",
-        (
-            DEVICE,
-            Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=100),
-            Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1, maximum=100_000),
-            Param("tasks", str, "dataset/task pairs of Table 1", _same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
-            Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", _same(2.0), minimum=0, maximum=100),
-            Param("gammas", float, "γ values of the Tree1111_γ sweep (Figure 2)",
-                  {"smoke": [0.0, 0.4], "standard": list(GAMMAS), "paper": list(GAMMAS)}, minimum=0, maximum=1, many=True),
-            Param("delta_samples", int, "random quadruples for Gromov δ of graphs too large for the exact count",
-                  {"smoke": 20_000, "standard": 500_000, "paper": 2_000_000}, minimum=1, maximum=100_000_000),
-            Param("ricci_edges", int, "edges per graph for the Ollivier–Ricci histograms (0: every edge)",
-                  {"smoke": 200, "standard": 0, "paper": 0}, minimum=0, maximum=10_000_000),
-            Param("search_layers", int, "model selection grid: layer counts (HGCN's counting)",
-                  {"smoke": [2], "standard": [2], "paper": [2, 3]}, (2, 3), many=True),
-            Param("search_act", str, "model selection grid: activations",
-                  {"smoke": ["relu"], "standard": ["relu"], "paper": ["relu", "none"]}, ("relu", "none"), many=True),
-            Param("search_dropout", float, "model selection grid: dropout rates",
-                  {"smoke": [0.0, 0.5], "standard": [0.0, 0.5], "paper": [0.0, 0.2, 0.5]}, minimum=0, maximum=1, below_maximum=True, many=True),
-            Param("search_weight_decay", float, "model selection grid: weight decays",
-                  {"smoke": [0.0], "standard": [0.0, 1e-3], "paper": [0.0, 5e-4, 1e-3]}, minimum=0, maximum=1, many=True),
-            Param("search_curvature", str, "model selection grid for HNN and HGCN: curvature fixed at 1 or trainable",
-                  _same(["fixed", "trainable"]), ("fixed", "trainable"), many=True),
-        ),
-    ),
-    Page("verdicts", "notebooks/verdicts.py", "Verdicts", chapter=False),
-    Page("reproducibility", "notebooks/reproducibility.py", "Reproducibility", chapter=False),
-)
+
+def manifest() -> ModuleType:
+    """The manifest module: ``graphrepro.manifest`` unless ``GRAPHREPRO_MANIFEST`` names another."""
+    return importlib.import_module(os.environ.get(MANIFEST, "graphrepro.manifest"))
+
+
+def pages() -> tuple[Page, ...]:
+    """Every executed page of the book in order: each chapter's ``PAGE``, then the book's own pages."""
+    book = manifest()
+    return tuple(importlib.import_module(m).PAGE for m in book.CHAPTERS) + tuple(book.BOOK_PAGES)
+
+
+def chapter_pages() -> tuple[Page, ...]:
+    """The pages that are chapters (with runs, records and claims)."""
+    return tuple(p for p in pages() if p.chapter)
+
+
+def chapter_module(slug: str) -> ModuleType:
+    """A chapter's module: its ``PAGE``, ``EXPERIMENTS``, ``chapter_keys``, ``chapter_records``,
+    ``claim_verdicts`` and ``bench``."""
+    target = page(slug)
+    if target.module is None:
+        raise ParameterError(f"{slug!r} is a page of computed tables, not a chapter with records")
+    return importlib.import_module(target.module)
 
 
 def page(slug: str) -> Page:
     """The page called ``slug``; an unknown name lists the known ones."""
-    for p in PAGES:
+    known = pages()
+    for p in known:
         if p.slug == slug:
             return p
-    raise ParameterError(f"unknown chapter {slug!r}; chapters: {', '.join(p.slug for p in PAGES)}")
+    raise ParameterError(f"unknown chapter {slug!r}; chapters: {', '.join(p.slug for p in known)}")
 
 
 def resolve(slug: str, profile: str = "standard", **overrides: Any) -> dict[str, Any]:

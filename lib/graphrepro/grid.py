@@ -30,10 +30,11 @@ def intra_op_threads(threads: int = 1) -> Iterator[None]:
 
 
 def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]], data: Any, device: str = "auto",
-              threads: int = 1) -> list[dict[str, Any]]:
-    """Train configs that differ only in their seed together; one full record (not yet written) each."""
+              threads: int | None = None) -> list[dict[str, Any]]:
+    """Train configs that differ only in their seed together, on the experiment's thread count unless
+    ``threads`` says otherwise; one full record (not yet written) each."""
     dev = resolve_device(device)
-    with intra_op_threads(threads):
+    with intra_op_threads(experiment.threads if threads is None else threads):
         start = time.perf_counter()
         metrics = experiment.train(data, configs, dev)
         batch_s = time.perf_counter() - start
@@ -57,7 +58,9 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
 
 
 def batches(configs: list[dict[str, Any]], experiment: experiments.Experiment, max_members: int) -> list[list[dict[str, Any]]]:
-    """Group configs that share data and differ only in their seed, at most ``max_members`` per batch."""
+    """Group configs that share data and differ only in their seed, at most ``max_members`` per batch
+    (one per batch when the experiment does not stack members)."""
+    max_members = max_members if experiment.stacks else 1
     groups: dict[Any, list[dict[str, Any]]] = {}
     for config in configs:
         groups.setdefault((experiment.data_key(config), experiments.batch_key(config)), []).append(config)

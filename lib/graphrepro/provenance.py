@@ -27,9 +27,7 @@ def build_environment() -> pd.DataFrame:
 def record_counts() -> pd.DataFrame:
     """Per chapter: records committed to git, records made here and not committed, and stale records."""
     rows = []
-    for page in chapters.PAGES:
-        if not page.chapter:
-            continue
+    for page in chapters.chapter_pages():
         recs = store.records(page.slug)
         committed = store.committed_keys(page.slug) or set()
         current = [r for r in recs if store.is_current(r)]
@@ -46,8 +44,8 @@ def run_environments() -> pd.DataFrame:
     """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts,
     one column per environment."""
     rows = []
-    for page in chapters.PAGES:
-        for r in store.records(page.slug) if page.chapter else []:
+    for page in chapters.chapter_pages():
+        for r in store.records(page.slug):
             if store.is_current(r):
                 packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
                 rows.append({

@@ -140,7 +140,7 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
     one page never mix; the folders it writes are checked before the kernel starts."""
     params = chapters.resolve(slug, profile, **(overrides or {}))  # raises before anything runs
     page = chapters.page(slug)
-    source = paths.REPO_ROOT / page.notebook
+    source = page.source
     output_dir = paths.require_writable(paths.executed_dir() if output_dir is None else output_dir)
     if page.chapter:
         paths.require_writable(paths.results_dir() / slug)

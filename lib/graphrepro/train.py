@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -33,14 +34,41 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+class StoppingRule(Protocol):
+    """When a member stops: at most ``max_epochs``; ``stop(counter, epoch)`` is asked after every
+    evaluation that did not improve, with ``counter`` evaluations in a row without improvement."""
+
+    max_epochs: int
+
+    def stop(self, counter: int, epoch: int) -> bool:
+        """True when the member stops now."""
+        ...
+
+
 @dataclass(frozen=True)
-class Stopping:
-    """HGCN's stopping rule: at most ``max_epochs``; stop when ``patience`` evaluations in a row fail to
-    improve, but only after ``min_epochs`` (the counter is compared with ``==``, as in the original)."""
+class HGCNStopping:
+    """HGCN's stopping rule: stop when ``patience`` evaluations in a row fail to improve, but only after
+    ``min_epochs`` (the counter is compared with ``==``, as in the original)."""
 
     max_epochs: int = 5000
     patience: int = 100
     min_epochs: int = 100
+
+    def stop(self, counter: int, epoch: int) -> bool:
+        """HGCN's test: exactly ``patience`` non-improving evaluations, past ``min_epochs``."""
+        return counter == self.patience and epoch > self.min_epochs
+
+
+@dataclass(frozen=True)
+class PatienceStopping:
+    """Plain early stopping: stop once ``patience`` evaluations in a row fail to improve."""
+
+    max_epochs: int = 1000
+    patience: int = 100
+
+    def stop(self, counter: int, epoch: int) -> bool:
+        """At least ``patience`` non-improving evaluations."""
+        return counter >= self.patience
 
 
 @dataclass
@@ -63,7 +91,7 @@ def fit(
     step: Callable[[list[bool]], list[float]],
     evaluate: Callable[[], tuple[list[Metrics], Callable[[int], Metrics]]],
     score: Callable[[Metrics], float],
-    stopping: Stopping,
+    stopping: StoppingRule,
 ) -> list[FitResult]:
     """Train all members epoch by epoch; each keeps the test metrics of its best validation epoch.
 
@@ -91,6 +119,6 @@ def fit(
                 r.best_score, r.val, r.test, r.best_epoch, r.counter = score(vals[s]), vals[s], test_now(s), epoch, 0
             else:
                 r.counter += 1
-                if r.counter == stopping.patience and epoch > stopping.min_epochs:
+                if stopping.stop(r.counter, epoch):
                     r.done = True
     return results

@@ -9,9 +9,8 @@ from typing import Any
 from graphrepro import chapters, experiments, store
 from graphrepro.environment import package_versions
 from graphrepro.grid import run_batch
+from graphrepro.metrics import spec_of
 
-TOLERANCE = 0.01  # absolute, on metrics in [0, 1], when the environment differs from the record's
-SCORE_PREFIXES = ("val_", "test_")  # the scores; other fields (best epoch, epochs run) must match exactly
 
 
 def environment_differences(record: dict[str, Any]) -> list[str]:
@@ -43,30 +42,34 @@ def metric_differences(recorded: dict[str, Any], rerun: dict[str, Any]) -> list[
     return sorted(rows, key=lambda row: -row[3])
 
 
-def check(record: dict[str, Any], tolerance: float = TOLERANCE) -> dict[str, Any]:
-    """Re-train one record's batch of seeds on the CPU, with the record's thread count, and compare."""
+def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, Any]:
+    """Re-train one record's batch of seeds on the CPU, with the record's thread count, and compare:
+    identical values expected in the record's environment; otherwise each score within its metric's
+    ``verify`` tolerance (or ``tolerance``, when given) and other fields (epochs) are not compared."""
     experiment = experiments.get(record["experiment"])
     config = record["config"]
     batch = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
     threads = int(record.get("threads") or 1)
     rerun = run_batch(experiment, batch, experiment.prepare(config), device="cpu", threads=threads)[batch.index(config)]
     differences = environment_differences(record)
-    allowed = tolerance if differences else 0.0
     problems = []
     if "digest" not in record:
         problems.append("no content digest (written before digests existed)")
     elif not store.digest_matches(record):
         problems.append("edited by hand: its content no longer matches its digest")
     compared = metric_differences(record["metrics"], rerun["metrics"])
-    if differences:  # other packages or device: scores within the tolerance, epochs may move
-        compared = [row for row in compared if row[0].startswith(SCORE_PREFIXES)]
-    problems += [f"{name}: recorded {a}, re-run {b}, difference {gap:.3g} > {allowed:g}"
-                 for name, a, b, gap in compared if gap > allowed]
-    scores = [row for row in compared if row[0].startswith(SCORE_PREFIXES)] or compared
+    if differences:  # other packages or device: each score within its spec's tolerance, epochs may move
+        compared = [row for row in compared if spec_of(row[0]) is not None]
+    for name, a, b, gap in compared:
+        allowed = tolerance if tolerance is not None else spec_of(name).tolerance if differences else 0.0
+        if gap > allowed:
+            problems.append(f"{name}: recorded {a}, re-run {b}, difference {gap:.3g} > {allowed:g}")
+    scores = [row for row in compared if spec_of(row[0]) is not None] or compared
+    bound = "each metric's tolerance" if tolerance is None else f"{tolerance:g}"
     return {
         "key": record["key"],
         "run": f"{config.get('dataset')}/{config.get('task', '')} {config.get('model')} {config.get('variant', '')} seed {config.get('seed')}",
-        "mode": f"within {tolerance:g} ({'; '.join(differences)})" if differences else "exact",
+        "mode": f"within {bound} ({'; '.join(differences)})" if differences else "exact",
         "metric": scores[0][0] if scores else "–",
         "largest difference": scores[0][3] if scores else 0.0,
         "ok": not problems,
@@ -77,9 +80,8 @@ def check(record: dict[str, Any], tolerance: float = TOLERANCE) -> dict[str, Any
 def chapter_slugs(chapter: str | None = None) -> list[str]:
     """The chapter named (refusing unknown names) or every chapter."""
     if chapter is None:
-        return [p.slug for p in chapters.PAGES if p.chapter]
-    if not chapters.page(chapter).chapter:
-        raise chapters.ParameterError(f"{chapter!r} is a page of computed tables, not a chapter with records")
+        return [p.slug for p in chapters.chapter_pages()]
+    chapters.chapter_module(chapter)  # refuses unknown names and the book's computed pages
     return [chapter]
 
 

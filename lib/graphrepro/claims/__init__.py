@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
 
-def chapter_module(slug: str) -> ModuleType:
-    """The claims module of a chapter (its runs, tables and verdicts)."""
-    from graphrepro.claims import hgcn_mlp_bug
-
-    modules = {hgcn_mlp_bug.CHAPTER: hgcn_mlp_bug}
-    return modules[slug]
-
-
 def chapter_keys(slug: str, params: dict[str, Any]) -> set[str]:
     """Keys of every run a chapter shows under ``params`` (recorded or not)."""
+    from graphrepro.chapters import chapter_module
+
     return chapter_module(slug).chapter_keys(params)
 
 
@@ -27,11 +20,10 @@ def executed_with(profile: str) -> dict[str, dict[str, Any]]:
     from graphrepro import chapters, runner
 
     chosen = {}
-    for page in chapters.PAGES:
-        if page.chapter:
-            ran = runner.executed_parameters(page.slug)
-            given = ran if ran is not None else {"profile": profile}
-            chosen[page.slug] = chapters.resolve(page.slug, given.pop("profile"), **given)
+    for page in chapters.chapter_pages():
+        ran = runner.executed_parameters(page.slug)
+        given = ran if ran is not None else {"profile": profile}
+        chosen[page.slug] = chapters.resolve(page.slug, given.pop("profile"), **given)
     return chosen
 
 
@@ -50,6 +42,8 @@ def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFram
 def all_verdicts(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Every chapter's claim verdicts from the run store, each under the parameters given for it (nothing is trained)."""
     rows = []
+    from graphrepro.chapters import chapter_module
+
     for slug, params in params_by_chapter.items():
         rows += chapter_module(slug).claim_verdicts(params["profile"], params=params)
     return pd.DataFrame(rows)

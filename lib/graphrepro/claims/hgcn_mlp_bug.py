@@ -10,12 +10,48 @@ import pandas as pd
 import seaborn as sns
 
 from graphrepro import chapters, report, store
+from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.claims import hgcn_tuning as tuning
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgcn
+from graphrepro.metrics import METRICS
 from graphrepro.report import claim_row, fmt, mean_std, verdict
 
 CHAPTER = tuning.CHAPTER
+
+HGCN_TASKS = ("disease_lp/lp", "disease_nc/nc", "airport/lp", "airport/nc")
+GAMMAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+PAGE = Page(
+    "hgcn-mlp-bug",
+    "notebooks/01_hgcn_mlp_bug.py",
+    "Shedding light on hyperbolic graph learning",
+    (
+        DEVICE,
+        Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=100),
+        Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1, maximum=100_000),
+        Param("tasks", str, "dataset/task pairs of Table 1", same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
+        Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced", same(2.0), minimum=0, maximum=100),
+        Param("gammas", float, "γ values of the Tree1111_γ sweep (Figure 2)",
+              {"smoke": [0.0, 0.4], "standard": list(GAMMAS), "paper": list(GAMMAS)}, minimum=0, maximum=1, many=True),
+        Param("delta_samples", int, "random quadruples for Gromov δ of graphs too large for the exact count",
+              {"smoke": 20_000, "standard": 500_000, "paper": 2_000_000}, minimum=1, maximum=100_000_000),
+        Param("ricci_edges", int, "edges per graph for the Ollivier–Ricci histograms (0: every edge)",
+              {"smoke": 200, "standard": 0, "paper": 0}, minimum=0, maximum=10_000_000),
+        Param("search_layers", int, "model selection grid: layer counts (HGCN's counting)",
+              {"smoke": [2], "standard": [2], "paper": [2, 3]}, (2, 3), many=True),
+        Param("search_act", str, "model selection grid: activations",
+              {"smoke": ["relu"], "standard": ["relu"], "paper": ["relu", "none"]}, ("relu", "none"), many=True),
+        Param("search_dropout", float, "model selection grid: dropout rates",
+              {"smoke": [0.0, 0.5], "standard": [0.0, 0.5], "paper": [0.0, 0.2, 0.5]}, minimum=0, maximum=1, below_maximum=True, many=True),
+        Param("search_weight_decay", float, "model selection grid: weight decays",
+              {"smoke": [0.0], "standard": [0.0, 1e-3], "paper": [0.0, 5e-4, 1e-3]}, minimum=0, maximum=1, many=True),
+        Param("search_curvature", str, "model selection grid for HNN and HGCN: curvature fixed at 1 or trainable",
+              same(["fixed", "trainable"]), ("fixed", "trainable"), many=True),
+    ),
+    module=__name__,
+)
+EXPERIMENTS = (hgcn.EXPERIMENT,)
 
 # Katsman & Gilbert, Table 1: (model, variant) -> task -> (mean, std) of test ROC AUC (LP) or F1 (NC), in
 # percent. The MLP rows are theirs (5 seeds); the others are earlier papers' numbers (Chami et al. 2019,
@@ -86,9 +122,10 @@ def run_table1(params: dict[str, Any]) -> pd.DataFrame:
 
 def _cell(runs: pd.DataFrame, task: str) -> tuple[float, float, int, int]:
     """Mean, std and count of a cell's test metric, and its number of records (diverged ones included)."""
-    column = f"test_{METRIC[task.split('/')[1]]}"
+    spec = METRICS[METRIC[task.split("/")[1]]]
+    column = f"test_{spec.name}"
     values = runs[column] if column in runs else pd.Series(dtype=float)
-    return (*mean_std(values), len(runs))
+    return (*mean_std(values, spec.scale), len(runs))
 
 
 def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -271,4 +308,16 @@ def finding_numbers(long: pd.DataFrame) -> list[dict[str, str]]:
         known = len(match) and match.ours_mean.notna().iloc[0]
         rows.append({"key": key, "value": match.ours.iloc[0] if known else "not run"})
         rows.append({"key": f"{key}_readme", "value": match["README settings"].iloc[0] if len(match) else "not run"})
+    return rows
+
+
+def bench(seeds: int) -> list[dict[str, Any]]:
+    """Seconds per run on Disease link prediction (standard settings) for the MLP and HGCN, one at a time and batched."""
+    from graphrepro.bench import seconds_per_run
+
+    rows = []
+    for model in ("MLP", "HGCN"):
+        variant = "debugged" if model in hgcn.EUCLIDEAN else "none"
+        config = hgcn.make_config("disease_lp", "lp", model, 0, variant, **TASK_SETTINGS["disease_lp/lp"])
+        rows.append(seconds_per_run(hgcn.EXPERIMENT, [{**config, "seed": s} for s in range(seeds)], f"{model}, disease_lp link prediction"))
     return rows

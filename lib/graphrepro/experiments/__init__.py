@@ -9,13 +9,18 @@ from typing import Any
 
 import torch
 
+from graphrepro.metrics import METRICS, MetricSpec
+
 
 @dataclass(frozen=True)
 class Experiment:
     """A kind of training run. Bump ``version`` when a change alters its numbers: old records go stale.
 
-    ``train(data, configs, device)`` trains configs that differ only in their seed together, as the
-    members of one stacked model, and returns one metrics dict per config.
+    ``train(data, configs, device)`` trains configs that differ only in their seed and returns one
+    metrics dict per config. Its execution policy: with ``stacks`` they train together as the members
+    of one stacked model (else one at a time), on ``threads`` intra-op threads. ``metrics`` names the
+    specs (``graphrepro.metrics.METRICS``) of what it reports, and ``selection(config)`` the metric a
+    search maximises (or minimises, by its spec) on validation.
     """
 
     name: str
@@ -24,6 +29,16 @@ class Experiment:
     data_key: Callable[[dict[str, Any]], Hashable]
     prepare: Callable[[dict[str, Any]], Any]
     train: Callable[[Any, list[dict[str, Any]], torch.device], list[dict[str, Any]]]
+    stacks: bool = True
+    threads: int = 1
+    metrics: tuple[str, ...] = ()
+    selection: Callable[[dict[str, Any]], str] | None = None
+
+    def selection_spec(self, config: dict[str, Any]) -> MetricSpec:
+        """The spec of the metric that selects among this experiment's runs of ``config``'s kind."""
+        if self.selection is None:
+            raise ValueError(f"experiment {self.name!r} names no selection metric")
+        return METRICS[self.selection(config)]
 
 
 def batch_key(config: dict[str, Any]) -> str:
@@ -32,10 +47,10 @@ def batch_key(config: dict[str, Any]) -> str:
 
 
 def registry() -> dict[str, Experiment]:
-    """Every experiment by name."""
-    from graphrepro.experiments import hgcn
+    """Every experiment of the manifest's chapters, by name."""
+    from graphrepro import chapters
 
-    return {e.name: e for e in [hgcn.EXPERIMENT]}
+    return {e.name: e for page in chapters.chapter_pages() for e in chapters.chapter_module(page.slug).EXPERIMENTS}
 
 
 def get(name: str) -> Experiment:

@@ -15,7 +15,7 @@ from graphrepro.metrics import link_metrics, link_selection_score, node_metrics
 from graphrepro.models import LinkPredictor, NodeClassifier, build_encoder
 from graphrepro.models.hgcn import EUCLIDEAN, MODELS
 from graphrepro.models.members import Members
-from graphrepro.train import FitResult, Stopping, fit, seed_everything
+from graphrepro.train import FitResult, HGCNStopping, StoppingRule, fit, seed_everything
 
 DEFAULTS: dict[str, Any] = {
     "dim": 16,
@@ -92,7 +92,7 @@ def _encoder(config: dict[str, Any], members: Members, in_dim: int):
     )
 
 
-def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stopping) -> list[FitResult]:
+def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: StoppingRule) -> list[FitResult]:
     projection, clamp = VARIANTS[config["variant"]]
     model = LinkPredictor(_encoder(config, members, data.num_features), projection, clamp).to(data.x.device)
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
@@ -125,7 +125,7 @@ def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     return fit(len(members), step, evaluate, link_selection_score, stopping)
 
 
-def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stopping) -> list[FitResult]:
+def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: StoppingRule) -> list[FitResult]:
     n_classes = int(data.y.max()) + 1
     encoder = _encoder(config, members, data.num_features)
     model = NodeClassifier(members, encoder, config["model"], config["dim"], n_classes, config["dropout"], config["bias"])
@@ -166,7 +166,7 @@ def train(data: Data, configs: list[dict[str, Any]], device: torch.device) -> li
         raise ValueError("configs trained together may differ only in their seed")
     seed_everything(first["seed"])
     members = Members([c["seed"] for c in configs], device)
-    stopping = Stopping(first["max_epochs"], first["patience"], first["min_epochs"])
+    stopping = HGCNStopping(first["max_epochs"], first["patience"], first["min_epochs"])
     fit_task = _fit_lp if first["task"] == "lp" else _fit_nc
     results = fit_task(data.to(device), first, members, stopping)
     return [
@@ -181,4 +181,10 @@ def train(data: Data, configs: list[dict[str, Any]], device: torch.device) -> li
     ]
 
 
-EXPERIMENT = Experiment("hgcn-fullbatch", 2, make_config, data_key, prepare, train)
+def selection(config: dict[str, Any]) -> str:
+    """HGCN's model selection: the mean of ROC AUC and AP for links, F1 for nodes."""
+    return "roc_ap_mean" if config["task"] == "lp" else "f1"
+
+
+EXPERIMENT = Experiment("hgcn-fullbatch", 2, make_config, data_key, prepare, train, stacks=True, threads=1,
+                        metrics=("roc", "ap", "acc", "f1"), selection=selection)

@@ -1,0 +1,16 @@
+"""The book's manifest: one line per chapter (its module, which declares the page, parameters,
+experiments and claims), in reading order, then the book's computed pages. Adding a chapter adds
+its files and one line here."""
+
+from __future__ import annotations
+
+from graphrepro.chapters import Page
+
+CHAPTERS: tuple[str, ...] = (
+    "graphrepro.claims.hgcn_mlp_bug",
+)
+
+BOOK_PAGES: tuple[Page, ...] = (
+    Page("verdicts", "notebooks/verdicts.py", "Verdicts"),
+    Page("reproducibility", "notebooks/reproducibility.py", "Reproducibility"),
+)
