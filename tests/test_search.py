@@ -68,3 +68,69 @@ def test_table1_configs_grow_with_the_recorded_search():
     configs = hgcn_mlp_bug.table1_configs(more, pd.DataFrame())
     assert len(configs) == 28 + 12 * 2  # + seeds 1 and 2 of each cell's README settings; nothing tuned yet
 
+
+
+def test_best_follows_the_metric_direction():
+    assert search.best([3.0, 1.0, 2.0], higher_is_better=False) == 1
+    assert search.best([math.nan, 5.0, 5.0], higher_is_better=False) == 1
+
+
+def _quadratic_experiment(calls):
+    """A cheap experiment whose validation loss is (x - 0.3)^2 and whose 'test' is unrelated."""
+    from graphrepro.experiments import Experiment
+
+    def train(data, configs, device):
+        calls.extend(c["x"] for c in configs)
+        return [{"val_mean_rank": 1 + (c["x"] - 0.3) ** 2, "test_mean_rank": 1 + c["x"]} for c in configs]
+
+    return Experiment("quadratic", 1, dict, lambda c: 0, lambda c: None, train, stacks=False,
+                      metrics=("mean_rank",), selection=lambda c: "mean_rank")
+
+
+def test_ask_tell_study_replays_from_the_store(monkeypatch):
+    import optuna
+
+    from graphrepro import experiments
+
+    calls: list[float] = []
+    monkeypatch.setattr(experiments, "registry", lambda: {"quadratic": _quadratic_experiment(calls)})
+    space = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
+    first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=7, device="cpu")
+    assert len(calls) == 8 and len(records) == 8
+    assert first.direction == optuna.study.StudyDirection.MINIMIZE  # the spec says lower is better
+    calls.clear()
+    again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=7, device="cpu")
+    assert calls == [] and again.best_params == first.best_params  # replayed: nothing trained
+    more, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=11, sampler_seed=7, device="cpu")
+    assert len(calls) == 3 and len(records) == 11  # a longer study trains only its new trials
+    assert abs(more.best_params["x"] - 0.3) <= abs(first.best_params["x"] - 0.3)
+
+
+def test_choices_are_recorded_and_read_back(isolated_store):
+    trials = [{"dropout": 0.0}, {"dropout": 0.5}]
+    runs = pd.DataFrame([{"key": "k0", "val_roc": 0.7, "val_ap": 0.7}, {"key": "k1", "val_roc": 0.8, "val_ap": 0.9}])
+    spec = hgcn.EXPERIMENT.selection_spec({"task": "lp"})
+    choice = search.choose(trials, ["k0", "k1"], runs, spec, fallback=trials[0])
+    assert choice.setting == {"dropout": 0.5} and choice.scores == pytest.approx((0.7, 0.85))
+    assert search.choose(trials, ["k0", "k2"], runs, spec, trials[0]).setting is None  # incomplete
+    search.record_choice("ch", hgcn.EXPERIMENT, choice)
+    assert search.recorded_choice("ch", hgcn.EXPERIMENT, ("k0", "k1")) == choice
+    assert search.recorded_choice("ch", hgcn.EXPERIMENT, ("k0",)) is None
+
+
+def test_chapter_one_choices_are_recorded_and_agree_with_the_records(monkeypatch):
+    """Every recorded choice of the committed standard profile is what its trials' records give."""
+    monkeypatch.delenv("GRAPHREPRO_RESULTS")
+    params = chapters.resolve("hgcn-mlp-bug", "standard")
+    configs, runs = hgcn_mlp_bug.chapter_records(params)
+    if len(runs) < len(configs):
+        pytest.skip("the standard records are not all here")
+    bases = [cell[3] for cell in hgcn_mlp_bug.table1_bases(params)]
+    for base in bases:
+        settings = hgcn_tuning.space(base["model"], params)
+        keys = tuple(hgcn_tuning.key({**base, **s, "seed": hgcn_tuning.SEARCH_SEED}) for s in settings)
+        recorded = search.recorded_choice("hgcn-mlp-bug", hgcn.EXPERIMENT, keys)
+        assert recorded is not None, base
+        readme = {n: base[n] for n in settings[0]}
+        assert recorded == search.choose(settings, list(keys), runs, hgcn.EXPERIMENT.selection_spec(base), readme,
+                                         hgcn_tuning.label)

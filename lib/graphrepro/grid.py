@@ -69,10 +69,11 @@ def batches(configs: list[dict[str, Any]], experiment: experiments.Experiment, m
 
 def run_grid(
     chapter: str, experiment_name: str, configs: list[dict[str, Any]], device: str = "auto",
-    desc: str | None = None, max_members: int = 10,
+    desc: str | None = None, max_members: int = 10, show: bool = True,
 ) -> pd.DataFrame:
     """Records for every config, training (and recording) only those not yet in the store; configs that
-    differ only in their seed train together as one stacked model of up to ``max_members`` members."""
+    differ only in their seed train together as one stacked model of up to ``max_members`` members.
+    ``show`` draws the grid's progress bar (a caller with its own bar turns it off)."""
     experiment = experiments.get(experiment_name)
     keys = [store.config_key(experiment.name, experiment.version, c) for c in configs]
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
@@ -80,7 +81,8 @@ def run_grid(
     if todo:
         paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
     prepared: dict[Any, Any] = {}
-    with progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) as update:
+    bar = progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) if show else contextlib.nullcontext(lambda n: None)
+    with bar as update:
         for batch in batches(todo, experiment, max_members):
             data_key = experiment.data_key(batch[0])
             if data_key not in prepared:

@@ -1,10 +1,20 @@
-"""Hyperparameter search on validation: a grid of settings and the choice of the best one."""
+"""Hyperparameter search on validation, for any experiment: a grid or an ask/tell study (Optuna),
+the choice of the best setting by the experiment's selection metric, and the choice recorded in the
+run store beside the runs it was made from. Test metrics never enter a choice."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
+
+import pandas as pd
+
+from graphrepro import experiments, progress, store
+from graphrepro.metrics import MetricSpec
 
 
 def grid(space: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -13,8 +23,109 @@ def grid(space: dict[str, list[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in itertools.product(*(space[n] for n in names))]
 
 
-def best(scores: list[float]) -> int | None:
-    """The index of the highest validation score; a tie goes to the earlier setting, NaN never wins,
+def best(scores: list[float], higher_is_better: bool = True) -> int | None:
+    """The index of the best validation score; a tie goes to the earlier setting, NaN never wins,
     and None when no score is a number (every trial failed)."""
-    finite = [(s, -i) for i, s in enumerate(scores) if not math.isnan(s)]
+    sign = 1.0 if higher_is_better else -1.0
+    finite = [(sign * s, -i) for i, s in enumerate(scores) if not math.isnan(s)]
     return -max(finite)[1] if finite else None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A selection: the chosen setting (None while the search is incomplete), how it was chosen in words,
+    and the trials (store keys) and validation scores it was chosen from."""
+
+    setting: dict[str, Any] | None
+    how: str
+    trial_keys: tuple[str, ...] = ()
+    scores: tuple[float | None, ...] = ()
+
+
+def choose(settings: list[dict[str, Any]], trial_keys: list[str], runs: pd.DataFrame, spec: MetricSpec,
+           fallback: dict[str, Any], label: Callable[[dict[str, Any]], str] = str) -> Choice:
+    """The setting whose trial scores best on ``spec`` (validation); ``fallback`` when every trial
+    failed; no setting until every trial is recorded."""
+    by_key = runs.drop_duplicates("key").set_index("key") if len(runs) else pd.DataFrame()
+    if not all(k in by_key.index for k in trial_keys):
+        return Choice(None, "search not complete", tuple(trial_keys))
+    scores = [spec.value(by_key.loc[k], "val_") for k in trial_keys]
+    kept = tuple(None if math.isnan(s) else s for s in scores)
+    index = best(scores, spec.higher_is_better)
+    if index is None:
+        return Choice(fallback, f"every trial diverged; README settings ({label(fallback)})", tuple(trial_keys), kept)
+    return Choice(settings[index], label(settings[index]), tuple(trial_keys), kept)
+
+
+CHOICES = "choices"  # subfolder of a chapter's records
+
+
+def choice_key(experiment: experiments.Experiment, trial_keys: tuple[str, ...]) -> str:
+    """The store key of a choice: the experiment and the exact trials it chose among."""
+    return store.config_key(f"{experiment.name}:choice", experiment.version, {"trials": list(trial_keys)})
+
+
+def record_choice(chapter: str, experiment: experiments.Experiment, choice: Choice) -> None:
+    """Write a complete search's choice beside the runs (``results/<chapter>/choices/``), atomically;
+    rewritten only when it changed."""
+    if choice.setting is None:
+        return
+    key = choice_key(experiment, choice.trial_keys)
+    record = {"key": key, "experiment": f"{experiment.name}:choice", "version": experiment.version,
+              "config": {"trials": list(choice.trial_keys)}, "metrics": {}, "choice": asdict(choice)}
+    path = store.record_path(f"{chapter}/{CHOICES}", key)
+    if path.exists() and store.read_record(path).get("choice") == record["choice"]:
+        return
+    store.write_record(f"{chapter}/{CHOICES}", record)
+
+
+def recorded_choice(chapter: str, experiment: experiments.Experiment, trial_keys: tuple[str, ...]) -> Choice | None:
+    """The recorded choice among these trials, if any."""
+    path = store.record_path(f"{chapter}/{CHOICES}", choice_key(experiment, tuple(trial_keys)))
+    if not path.exists():
+        return None
+    fields = store.read_record(path)["choice"]
+    return Choice(fields["setting"], fields["how"], tuple(fields["trial_keys"]), tuple(fields["scores"]))
+
+
+@contextlib.contextmanager
+def _quiet_optuna() -> Iterator[None]:
+    import optuna
+
+    before = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(before)
+
+
+def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
+          sampler_seed: int, device: str = "auto", desc: str = "study") -> tuple[Any, pd.DataFrame]:
+    """An Optuna ask/tell study replayed from the run store: each asked setting is a run config; a
+    recorded one is told from its record, only the others train. With a seeded sampler a resumed
+    study asks the same settings in the same order, so the store stays the single source of truth.
+    Returns the study and the trials' records."""
+    import optuna
+
+    from graphrepro.grid import run_grid
+
+    experiment = experiments.get(experiment_name)
+    spec = experiment.selection_spec(base)
+    direction = "maximize" if spec.higher_is_better else "minimize"
+    frames = []
+    with _quiet_optuna():
+        sampler = optuna.samplers.TPESampler(seed=sampler_seed)
+        trials = optuna.create_study(direction=direction, sampler=sampler)
+        with progress.grid_bar(f"{desc}: study", n_trials, 0) as update:
+            for _ in range(n_trials):
+                trial = trials.ask(distributions)
+                frame = run_grid(chapter, experiment_name, [{**base, **trial.params}], device, show=False)
+                value = spec.value(frame.iloc[0], "val_")
+                if math.isnan(value):
+                    trials.tell(trial, state=optuna.trial.TrialState.FAIL)
+                else:
+                    trials.tell(trial, value)
+                frames.append(frame)
+                update(1)
+    return trials, pd.concat(frames, ignore_index=True)

@@ -37,26 +37,24 @@ def trial_configs(bases: list[dict[str, Any]], params: dict[str, Any]) -> list[d
     return unique([{**base, **setting, "seed": SEARCH_SEED} for base in bases for setting in space(base["model"], params)])
 
 
-def val_score(record: pd.Series) -> float:
-    """What selection maximises: the experiment's selection metric on validation (HGCN's mean of ROC
-    AUC and AP for links, F1 for nodes)."""
-    return hgcn.EXPERIMENT.selection_spec(record).value(record, "val_")
-
-
 def selection(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> tuple[dict[str, Any] | None, str]:
-    """The setting with the best validation score among the cell's recorded trials, and how it was
-    chosen in words. None until every trial of the grid is recorded; the README settings when every
-    trial diverged before its first evaluation."""
+    """The setting with the best validation score (the experiment's selection metric) among the cell's
+    recorded trials, and how it was chosen in words. None until every trial of the grid is recorded;
+    the README settings when every trial diverged before its first evaluation."""
+    choice = cell_choice(base, params, runs)
+    return choice.setting, choice.how
+
+
+def cell_choice(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> search.Choice:
+    """The cell's choice: as recorded when the search ran, else computed from its trials' records
+    (see ``search.choose``)."""
     settings = space(base["model"], params)
     keys = [key({**base, **s, "seed": SEARCH_SEED}) for s in settings]
-    by_key = runs.drop_duplicates("key").set_index("key") if len(runs) else pd.DataFrame()
-    if not all(k in by_key.index for k in keys):
-        return None, "search not complete"
-    index = search.best([val_score(by_key.loc[k]) for k in keys])
-    if index is None:
-        readme = {name: base[name] for name in settings[0]}
-        return readme, f"every trial diverged; README settings ({label(readme)})"
-    return settings[index], label(settings[index])
+    recorded = search.recorded_choice(CHAPTER, hgcn.EXPERIMENT, tuple(keys))
+    if recorded is not None:
+        return recorded
+    readme = {name: base[name] for name in settings[0]}
+    return search.choose(settings, keys, runs, hgcn.EXPERIMENT.selection_spec(base), readme, label)
 
 
 def chosen(base: dict[str, Any], params: dict[str, Any], runs: pd.DataFrame) -> dict[str, Any] | None:
@@ -97,6 +95,8 @@ def run(bases: list[dict[str, Any]], params: dict[str, Any], desc: str) -> pd.Da
     """Search every cell on validation, then train every seed of the chosen and the README settings;
     returns every record of these cells (what is recorded is reused)."""
     trials = run_grid(CHAPTER, hgcn.EXPERIMENT.name, trial_configs(bases, params), params["device"], desc=f"{desc}: search")
+    for base in bases:  # the decisions, recorded beside the runs they were made from
+        search.record_choice(CHAPTER, hgcn.EXPERIMENT, cell_choice(base, params, trials))
     final = unique(readme_configs(bases, params) + tuned_configs(bases, params, trials))
     seeds = run_grid(CHAPTER, hgcn.EXPERIMENT.name, final, params["device"], desc=f"{desc}: seeds")
     return pd.concat([trials, seeds]).drop_duplicates("key").reset_index(drop=True)
