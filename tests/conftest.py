@@ -12,4 +12,5 @@ def isolated_store(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path / "cache"))
     monkeypatch.setenv("GRAPHREPRO_PROGRESS", "0")
+    monkeypatch.setenv("GRAPHREPRO_WORKERS", "1")  # grids in one process unless a test asks for workers
     return tmp_path / "results"

@@ -82,6 +82,7 @@ def test_command_line_values_are_parsed():
         (["verify", "--chapter", "nosuch"], "unknown chapter 'nosuch'"),
         (["verify", "0000000000000000dead"], "no record with key 0000000000000000dead"),
         (["book", "--profile", "huge"], "unknown profile 'huge'"),
+        (["run", "hgcn-mlp-bug", "--workers", "0"], "--workers must be at least 1, got 0"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, monkeypatch):

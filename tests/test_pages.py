@@ -46,7 +46,7 @@ def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatc
     _executed(tmp_path, SLUG, profile="smoke")
     executed: list[tuple[str, str]] = []
 
-    def fake_execute(slug, profile="standard", *args, **kwargs):
+    def fake_execute(slug, profile="standard", *args, workers=None, **kwargs):
         executed.append((slug, profile))
         _executed(tmp_path, slug, profile=profile)
         return tmp_path / f"{slug}.ipynb"

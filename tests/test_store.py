@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 import torch
 
@@ -134,3 +135,54 @@ def test_record_holds_environment(isolated_store, monkeypatch):
     assert record["device"] == "cpu" and record["threads"] == 1  # training runs on one intra-op thread
     assert record["packages"]["torch"].startswith("2.13.0")
     assert {"git_commit", "wall_s", "created", "hardware"} <= set(record)
+
+
+def _artefact_experiment():
+    def train(data, configs, device):
+        return [{"test_mrr": 0.5, "artefacts": {"ranks": {"head": np.arange(5) + c["seed"], "tail": np.ones(3)}}}
+                for c in configs]
+
+    return Experiment("ranks", 1, dict, lambda c: "d", lambda c: None, train)
+
+
+def test_artefacts_live_beside_their_record_and_load_verified(isolated_store, monkeypatch):
+    monkeypatch.setattr(experiments, "registry", lambda: {"ranks": _artefact_experiment()})
+    grid.run_grid("ch", "ranks", [{"seed": 0}, {"seed": 1}], device="cpu", workers=1)
+    records = {r["config"]["seed"]: r for r in store.records("ch")}
+    assert "artefacts" not in records[1]["metrics"] and set(records[1]["artefacts"]) == {"ranks"}
+    assert store.digest_matches(records[1])  # the artefact's sha256 is part of the record's content
+    ranks = store.load_artefact("ch", records[1], "ranks")
+    assert ranks["head"].tolist() == [1, 2, 3, 4, 5] and ranks["tail"].shape == (3,)
+    assert 0 < store.artefact_bytes() < 10_000
+    path = isolated_store / "ch" / store.ARTEFACTS / records[1]["key"] / "ranks.npz"
+    data = path.read_bytes()
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))
+    with pytest.raises(ValueError, match="does not match its record's sha256"):
+        store.load_artefact("ch", records[1], "ranks")
+    with pytest.raises(KeyError, match="no artefact 'checkpoint'"):
+        store.load_artefact("ch", records[1], "checkpoint")
+
+
+def test_committed_artefacts_stay_within_the_budget(monkeypatch):
+    monkeypatch.delenv("GRAPHREPRO_RESULTS")
+    assert store.artefact_bytes() <= store.ARTEFACT_BUDGET_BYTES
+
+
+def test_two_workers_give_the_records_of_one(tmp_path, monkeypatch):
+    """The same grid on two worker processes and on one: identical metrics, every record whole."""
+    from graphrepro.data import DataUnavailable
+    from graphrepro.experiments import hgcn
+
+    base = hgcn.make_config("disease_lp", "lp", "GCN", 0, "debugged", normalize_feats=False, max_epochs=12)
+    configs = [{**base, "dropout": d, "seed": s} for d in (0.0, 0.5) for s in (0, 1)]
+    frames = {}
+    for workers in (1, 2):
+        monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / f"w{workers}"))
+        try:
+            frames[workers] = grid.run_grid("ch", hgcn.EXPERIMENT.name, configs, device="cpu", workers=workers)
+        except DataUnavailable as err:
+            pytest.skip(str(err))
+    metrics = ["val_roc", "val_ap", "test_roc", "test_ap", "best_epoch"]
+    assert frames[1][metrics].equals(frames[2][metrics])
+    records = store.records("ch")
+    assert len(records) == 4 and all(store.digest_matches(r) and r["peak_rss_mb"] > 0 for r in records)

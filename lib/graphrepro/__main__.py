@@ -24,9 +24,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter (lists comma-separated); repeatable")
     run.add_argument("--log-output", action="store_true", help="stream the notebook's output")
+    run.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
     book = sub.add_parser("book", help="execute every page of _toc.yml, then build the HTML book")
     book.add_argument("--profile", default="standard")
     book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
+    book.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
     sub.add_parser("data", help="every dataset: available (and where) or unavailable (and why)")
     verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records")
     verify.add_argument("keys", nargs="*", help="keys of the records to check (default: a random sample)")
@@ -65,14 +67,22 @@ def _list() -> int:
     return 0
 
 
+def _workers(value: int | None) -> int | None:
+    """A worker count from the command line: at least one."""
+    if value is not None and value < 1:
+        raise chapters.ParameterError(f"--workers must be at least 1, got {value}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
     page = chapters.page(args.chapter)
     overrides = {name: page.param(name).parse(value) for name, value in args.parameter}
     chapters.resolve(args.chapter, args.profile, **overrides)
+    workers = _workers(args.workers)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
-    out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output)
+    out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
     return 0
 
@@ -81,6 +91,7 @@ def _book(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
     chapters.resolve(chapters.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
+    workers = _workers(args.workers)
     for page in chapters.pages():
         if not args.no_execute:
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
@@ -88,7 +99,7 @@ def _book(args: argparse.Namespace) -> int:
             print(f"{page.slug} has not been executed yet: executing it ({args.profile}) ...", flush=True)
         else:
             continue
-        runner.execute(page.slug, args.profile)
+        runner.execute(page.slug, args.profile, workers=workers)
     index = runner.build_book()
     for page in chapters.pages():
         profile = (runner.executed_parameters(page.slug) or {}).get("profile")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import resource
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -14,6 +16,8 @@ import torch
 from graphrepro import experiments, paths, progress, store
 from graphrepro.environment import run_environment
 from graphrepro.train import resolve_device
+
+WORKERS = "GRAPHREPRO_WORKERS"
 
 
 @contextlib.contextmanager
@@ -39,6 +43,7 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
         metrics = experiment.train(data, configs, dev)
         batch_s = time.perf_counter() - start
         environment = run_environment(dev)  # records the thread count the run used
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far: an upper bound
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return [
         {
@@ -50,6 +55,7 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
             "members": [c["seed"] for c in configs],  # trained together; verify re-trains the same batch
             "wall_s": round(batch_s / len(configs), 3),  # this run's share of the batch
             "batch_wall_s": round(batch_s, 3),
+            "peak_rss_mb": round(peak_mb, 1),
             "created": created,
             **environment,
         }
@@ -67,27 +73,69 @@ def batches(configs: list[dict[str, Any]], experiment: experiments.Experiment, m
     return [group[i : i + max_members] for group in groups.values() for i in range(0, len(group), max_members)]
 
 
+def default_workers() -> int:
+    """Worker processes for a grid: ``GRAPHREPRO_WORKERS`` (``run --workers N`` sets it), else one per core."""
+    return max(1, int(os.environ.get(WORKERS, os.cpu_count() or 1)))
+
+
+def workers_within_memory(peak_mb: float, workers: int | None = None, share: float = 0.8) -> int:
+    """At most ``workers``, and no more than ``share`` of the machine's memory divided by a run's peak."""
+    total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    return max(1, min(default_workers() if workers is None else workers, int(share * total_mb // max(peak_mb, 1.0))))
+
+
+def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, Any]], device: str,
+                      prepared: dict[Any, Any]) -> int:
+    """Train one batch and write its records (artefacts first, so a record never points to nothing)."""
+    experiment = experiments.get(experiment_name)
+    data_key = experiment.data_key(batch[0])
+    if data_key not in prepared:
+        prepared[data_key] = experiment.prepare(batch[0])
+    for record in run_batch(experiment, batch, prepared[data_key], device):
+        outputs = record["metrics"].pop("artefacts", None) or {}
+        if outputs:
+            record["artefacts"] = {name: store.write_artefact(chapter, record["key"], name, arrays)
+                                   for name, arrays in outputs.items()}
+        store.write_record(chapter, record)
+    return len(batch)
+
+
+_WORKER_DATA: dict[Any, Any] = {}  # a worker process's cache of prepared data, reused by its next batches
+
+
+def _in_worker(chapter: str, experiment_name: str, batch: list[dict[str, Any]], device: str) -> int:
+    return _train_and_record(chapter, experiment_name, batch, device, _WORKER_DATA)
+
+
 def run_grid(
     chapter: str, experiment_name: str, configs: list[dict[str, Any]], device: str = "auto",
-    desc: str | None = None, max_members: int = 10, show: bool = True,
+    desc: str | None = None, max_members: int = 10, show: bool = True, workers: int | None = None,
 ) -> pd.DataFrame:
     """Records for every config, training (and recording) only those not yet in the store; configs that
     differ only in their seed train together as one stacked model of up to ``max_members`` members.
-    ``show`` draws the grid's progress bar (a caller with its own bar turns it off)."""
+    Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
+    grid has a single batch or the experiment wants several threads). ``show`` draws the grid's
+    progress bar (a caller with its own bar turns it off)."""
     experiment = experiments.get(experiment_name)
     keys = [store.config_key(experiment.name, experiment.version, c) for c in configs]
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
     todo = [c for k, c in zip(keys, configs) if k in missing]
     if todo:
         paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
-    prepared: dict[Any, Any] = {}
+    groups = batches(todo, experiment, max_members)
+    workers = min(default_workers() if workers is None else workers, len(groups))
+    if experiment.threads > 1 or str(device).startswith("cuda"):
+        workers = 1
     bar = progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) if show else contextlib.nullcontext(lambda n: None)
     with bar as update:
-        for batch in batches(todo, experiment, max_members):
-            data_key = experiment.data_key(batch[0])
-            if data_key not in prepared:
-                prepared[data_key] = experiment.prepare(batch[0])
-            for record in run_batch(experiment, batch, prepared[data_key], device):
-                store.write_record(chapter, record)
-            update(len(batch))
+        if workers <= 1:
+            prepared: dict[Any, Any] = {}
+            for batch in groups:
+                update(_train_and_record(chapter, experiment_name, batch, device, prepared))
+        else:
+            from joblib import Parallel, delayed
+
+            jobs = (delayed(_in_worker)(chapter, experiment_name, batch, device) for batch in groups)
+            for done in Parallel(n_jobs=workers, return_as="generator_unordered")(jobs):
+                update(done)
     return store.to_frame([store.read_record(store.record_path(chapter, k)) for k in keys])

@@ -22,6 +22,7 @@ import papermill
 from jupyter_client.manager import AsyncKernelManager
 
 from graphrepro import chapters, paths, progress
+from graphrepro.grid import WORKERS
 
 HIDDEN_CELL_TAGS = ("parameters", "injected-parameters")
 MATHJAX_VERSION = "3.2.2"
@@ -133,11 +134,12 @@ def _tidy(notebook_path: Path, source: Path) -> None:
 
 
 def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | None = None,
-            output_dir: Path | None = None, log_output: bool = False) -> Path:
+            output_dir: Path | None = None, log_output: bool = False, workers: int | None = None) -> Path:
     """Validate the parameters, execute the page and atomically write ``<output_dir>/<slug>.ipynb``.
 
     Each execution writes its own temporary notebook and holds the page's lock, so two executions of
-    one page never mix; the folders it writes are checked before the kernel starts."""
+    one page never mix; the folders it writes are checked before the kernel starts. ``workers`` sets
+    how many processes the page's grids train on (``GRAPHREPRO_WORKERS``; default one per core)."""
     params = chapters.resolve(slug, profile, **(overrides or {}))  # raises before anything runs
     page = chapters.page(slug)
     source = page.source
@@ -151,7 +153,8 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
         show = progress.show_progress() and not log_output
         try:
             with terminal_progress(events, show), forward_interrupts() as manager, temporary_environment(
-                **{progress.EVENTS: str(events), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+                **{progress.EVENTS: str(events), "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+                **({WORKERS: str(workers)} if workers else {}),
             ):
                 papermill.execute_notebook(
                     notebook, str(partial), parameters=params, kernel_name="python3",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from graphrepro import paths
@@ -127,3 +129,43 @@ def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
 def load(chapter: str, root: Path | None = None) -> pd.DataFrame:
     """The chapter's current records as one DataFrame (stale records left out)."""
     return to_frame([r for r in records(chapter, root) if is_current(r)])
+
+
+ARTEFACTS = "artefacts"  # subfolder of a chapter's records: results/<chapter>/artefacts/<key>/<name>.npz
+ARTEFACT_BUDGET_BYTES = 50 * 2**20  # what the committed artefacts of the whole book may weigh
+
+
+def write_artefact(chapter: str, key: str, name: str, arrays: dict[str, np.ndarray], root: Path | None = None) -> str:
+    """Store a run's larger output (per-query ranks, a checkpoint's tensors) beside its record as a
+    compressed ``.npz`` (read back without pickle), atomically; returns its sha256 for the record."""
+    folder = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / key
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
+        os.replace(tmp, folder / f"{name}.npz")
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return digest
+
+
+def load_artefact(chapter: str, record: dict[str, Any], name: str, root: Path | None = None) -> dict[str, np.ndarray]:
+    """A run's artefact, loaded only when asked for and only if its bytes match the record's sha256."""
+    expected = record.get("artefacts", {}).get(name)
+    if expected is None:
+        raise KeyError(f"run {record['key']} has no artefact {name!r}")
+    path = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / record["key"] / f"{name}.npz"
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise ValueError(f"artefact {path} does not match its record's sha256; delete both to re-run that config")
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+        return dict(npz)
+
+
+def artefact_bytes(root: Path | None = None) -> int:
+    """The size of every artefact in the store (all chapters)."""
+    base = paths.results_dir() if root is None else root
+    return sum(p.stat().st_size for p in base.glob(f"*/{ARTEFACTS}/*/*.npz"))
