@@ -79,8 +79,13 @@ def test_ball_projection_floors_negative_probabilities():
 
 def test_fermi_dirac_clamp_keeps_far_pairs_finite():
     d = torch.tensor([0.0, 2.0, 1e4])
-    assert torch.isnan(fermi_dirac(d) * 0).sum() == 0
     torch.testing.assert_close(fermi_dirac(d, clamp=20.0), torch.tensor([1 / (1 + math.exp(-2)), 0.5, 1 / (1 + math.exp(20))]))
+    far = torch.tensor([1e4], requires_grad=True)
+    fermi_dirac(far, clamp=20.0).sum().backward()
+    assert torch.isfinite(far.grad).all()  # the debugged decoder's gradient stays a number
+    far.grad = None
+    fermi_dirac(far).sum().backward()
+    assert torch.isnan(far.grad).all()  # HGCN's unclamped decoder: exp overflows and the gradient is NaN
 
 
 @pytest.mark.parametrize("model, c", [("HGCN", 1.0), ("HGCN", None), ("HNN", 0.5)])

@@ -125,7 +125,8 @@ def terminal_progress(events: Path, show: bool) -> Iterator[progress.TerminalPro
 def _tidy(notebook_path: Path, source: Path) -> None:
     """Point the papermill metadata at the .py source and hide the raw parameter cells in the book."""
     nb = nbformat.read(notebook_path, as_version=4)
-    nb.metadata.setdefault("papermill", {})["input_path"] = str(source.relative_to(paths.REPO_ROOT))
+    inside = source.resolve().is_relative_to(paths.REPO_ROOT.resolve())
+    nb.metadata.setdefault("papermill", {})["input_path"] = str(source.relative_to(paths.REPO_ROOT) if inside else source)
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if any(t in tags for t in HIDDEN_CELL_TAGS) and "remove-cell" not in tags:
@@ -157,7 +158,7 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
                 **({WORKERS: str(workers)} if workers else {}),
             ):
                 papermill.execute_notebook(
-                    notebook, str(partial), parameters=params, kernel_name="python3",
+                    notebook, str(partial), parameters=params, kernel_name="python3", language="python",
                     cwd=str(source.parent), progress_bar=False, log_output=log_output,
                     kernel_manager_class=manager,
                 )
@@ -205,9 +206,27 @@ def ensure_mathjax(root: Path | None = None) -> Path:
     return target
 
 
+def toc_text() -> str:
+    """``_toc.yml`` for the manifest's pages: the chapters, then the book's computed pages."""
+    def entries(pages: tuple[chapters.Page, ...]) -> str:
+        return "".join(f"      - file: book/executed/{p.slug}\n" for p in pages)
+
+    book_pages = tuple(p for p in chapters.pages() if not p.chapter)
+    return (
+        "# The book's pages, written from graphrepro.manifest by the book build (edit the manifest, not this file).\n"
+        "format: jb-book\nroot: book/intro\nparts:\n"
+        f"  - caption: Chapters\n    chapters:\n{entries(chapters.chapter_pages())}"
+        f"  - caption: Across the book\n    chapters:\n{entries(book_pages)}"
+    )
+
+
 def build_book(root: Path | None = None) -> Path:
-    """Build the HTML book from the executed notebooks, failing on any warning; return its index page."""
+    """Build the HTML book from the executed notebooks, failing on any warning; return its index page.
+    ``_toc.yml`` is written from the manifest first, so a new chapter needs no other edit."""
     root = paths.REPO_ROOT if root is None else root
+    toc = root / "_toc.yml"
+    if not toc.exists() or toc.read_text() != toc_text():
+        toc.write_text(toc_text())
     ensure_mathjax(root)
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
     command = [str(jupyter_book), "build", str(root), "--all", "-W", "-n", "--keep-going"]

@@ -1,0 +1,127 @@
+"""A chapter added the way the guide says (its own files and one manifest line) is picked up by
+``list``, ``run``, ``verify``, the Verdicts page and the book, with nothing else edited."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import nbformat
+import pytest
+
+from graphrepro import paths
+
+CHAPTER_MODULE = '''
+"""A throwaway chapter: a fake experiment whose validation accuracy is a function of the seed."""
+from graphrepro import chapters, store
+from graphrepro.chapters import Page, Param, same
+from graphrepro.experiments import Experiment
+from graphrepro.grid import run_grid
+from graphrepro.report import claim_row
+
+def _train(data, configs, device):
+    return [{{"val_acc": 0.5 + c["seed"] / 100, "test_acc": 0.6 + c["seed"] / 100}} for c in configs]
+
+EXPERIMENT = Experiment("toy-exp", 1, dict, lambda c: 0, lambda c: None, _train, stacks=False,
+                        metrics=("acc",), selection=lambda c: "acc")
+EXPERIMENTS = (EXPERIMENT,)
+PAGE = Page("toy-chapter", {notebook!r}, "A throwaway chapter", (
+    Param("seeds", int, "seeds", {{"smoke": 2, "standard": 3, "paper": 3}}, minimum=1, maximum=10),
+    Param("tolerance", float, "points", same(1.0), minimum=0, maximum=100),
+), module="toy_chapter")
+
+def configs(params):
+    return [{{"model": "toy", "seed": s}} for s in range(params["seeds"])]
+
+def run(params):
+    return run_grid(PAGE.slug, EXPERIMENT.name, configs(params), "cpu", desc="toy")
+
+def chapter_keys(params):
+    return {{store.config_key(EXPERIMENT.name, EXPERIMENT.version, c) for c in configs(params)}}
+
+def chapter_records(params):
+    runs = store.load(PAGE.slug)
+    return configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
+
+def claim_verdicts(profile, runs=None, params=None):
+    params = chapters.resolve(PAGE.slug, profile) if params is None else params
+    runs = chapter_records(params)[1] if runs is None else runs
+    mean = 100 * runs.test_acc.mean() if len(runs) else float("nan")
+    return [claim_row(PAGE.slug, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
+                      f"toy {{mean:.1f}} over {{len(runs)}} seeds")]
+
+def bench(seeds):
+    return []
+'''
+
+NOTEBOOK = '''# %% [markdown]
+# # A throwaway chapter
+
+# %% tags=["parameters"]
+profile = "standard"
+seeds = None
+tolerance = None
+
+# %%
+import toy_chapter
+from graphrepro import chapters, report
+
+params = chapters.resolve("toy-chapter", profile, seeds=seeds, tolerance=tolerance)
+runs = toy_chapter.run(params)
+report.verdict_table(toy_chapter.claim_verdicts(profile, runs, params))
+'''
+
+MANIFEST = '''
+from graphrepro.manifest import BOOK_PAGES
+CHAPTERS = ("toy_chapter",)
+'''
+
+
+@pytest.fixture
+def toy_book(tmp_path):
+    code = tmp_path / "code"
+    code.mkdir()
+    notebook = code / "toy.py"
+    notebook.write_text(NOTEBOOK)
+    (code / "toy_chapter.py").write_text(textwrap.dedent(CHAPTER_MODULE.format(notebook=str(notebook))))
+    (code / "toy_manifest.py").write_text(MANIFEST)
+    root = tmp_path / "book_root"
+    root.mkdir()
+    shutil.copy(paths.REPO_ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(paths.REPO_ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))
+    env = {**os.environ, "PYTHONPATH": f"{code}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           "GRAPHREPRO_MANIFEST": "toy_manifest", "GRAPHREPRO_RESULTS": str(tmp_path / "results"),
+           "GRAPHREPRO_EXECUTED": str(root / "book" / "executed"), "GRAPHREPRO_PROGRESS": "0"}
+    return {"root": root, "env": env, "results": tmp_path / "results"}
+
+
+def _cli(env, *args):
+    done = subprocess.run([sys.executable, "-m", "graphrepro", *args], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.mark.integration
+def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
+    env, root = toy_book["env"], toy_book["root"]
+    listing = _cli(env, "list")
+    assert "toy-chapter" in listing and "A throwaway chapter" in listing and "hgcn-mlp-bug" not in listing
+    _cli(env, "run", "toy-chapter", "--profile", "smoke")
+    records = sorted((toy_book["results"] / "toy-chapter").glob("*.json"))
+    assert len(records) == 2  # smoke: two seeds
+    assert "1 of 1 re-runs match" in _cli(env, "verify", "--local", "--chapter", "toy-chapter", "--sample", "1")
+    _cli(env, "run", "verdicts", "--profile", "smoke")
+    verdicts = nbformat.read(root / "book" / "executed" / "verdicts.ipynb", as_version=4)
+    shown = "".join(str(o.get("data", {})) for c in verdicts.cells for o in c.get("outputs", []))
+    assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown
+    _cli(env, "run", "reproducibility", "--profile", "smoke")
+    (root / "_vendor").symlink_to(__import__("graphrepro.runner").runner.ensure_mathjax().parent)
+    build = "from pathlib import Path; from graphrepro import runner; runner.build_book(Path(%r))" % str(root)
+    done = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "book/executed/toy-chapter" in (root / "_toc.yml").read_text()  # written from the manifest
+    page = (root / "_build" / "html" / "book" / "executed" / "toy-chapter.html").read_text()
+    assert "A throwaway chapter" in page and "the toy model scores above 55%" in page
