@@ -18,7 +18,8 @@
 # every run, the commits the runs came from, and the checksum of every data file. Any run can be
 # repeated with `python -m graphrepro verify --sample N`, which re-trains randomly chosen committed
 # records on the CPU and compares their metrics (exactly, when the packages and device match the
-# record; otherwise within 0.01), or `python -m graphrepro verify KEY` for a named record.
+# record; otherwise within each metric's tolerance), or `python -m graphrepro verify KEY` for a named
+# record.
 
 # %% tags=["parameters"]
 profile = "standard"

@@ -82,5 +82,5 @@ def test_wikivitals_rows_read_unavailable():
     if status["status"] == "available":
         pytest.skip("the WikiVitals links and features are present here")
     assert status["status"] == "unavailable" and "links" in status["reason"]
-    with pytest.raises(DataUnavailable, match="links_filtered.txt"):
+    with pytest.raises(DataUnavailable, match="wikivitals/.* is unavailable"):
         wikivitals_data()

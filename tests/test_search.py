@@ -115,6 +115,10 @@ def test_choices_are_recorded_and_read_back(isolated_store):
     assert search.choose(trials, ["k0", "k2"], runs, spec, trials[0]).setting is None  # incomplete
     search.record_choice("ch", hgcn.EXPERIMENT, choice)
     assert search.recorded_choice("ch", hgcn.EXPERIMENT, ("k0", "k1")) == choice
+    (path,) = (isolated_store / "ch" / search.CHOICES).glob("*.json")
+    before = path.stat().st_mtime_ns
+    search.record_choice("ch", hgcn.EXPERIMENT, choice)  # unchanged: not rewritten
+    assert path.stat().st_mtime_ns == before
     assert search.recorded_choice("ch", hgcn.EXPERIMENT, ("k0",)) is None
 
 

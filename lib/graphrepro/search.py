@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -72,7 +73,8 @@ def record_choice(chapter: str, experiment: experiments.Experiment, choice: Choi
         return
     key = choice_key(experiment, choice.trial_keys)
     record = {"key": key, "experiment": f"{experiment.name}:choice", "version": experiment.version,
-              "config": {"trials": list(choice.trial_keys)}, "metrics": {}, "choice": asdict(choice)}
+              "config": {"trials": list(choice.trial_keys)}, "metrics": {},
+              "choice": json.loads(json.dumps(asdict(choice)))}  # as it reads back: lists, not tuples
     path = store.record_path(f"{chapter}/{CHOICES}", key)
     if path.exists() and store.read_record(path).get("choice") == record["choice"]:
         return

@@ -256,7 +256,7 @@ DATASETS: dict[str, DatasetSpec] = {
             "Toutanova & Chen 2015 (via ConvE)",
         ),
         *[
-            DatasetSpec(name, f"{title} knowledge graph, shipped inside the pykeen package", (), "pykeen (Ali et al. 2021)")
+            DatasetSpec(name, f"{title} knowledge graph, shipped inside the pykeen package", (), "pykeen, Ali et al. 2021")
             for name, title in [("nations", "Nations"), ("kinships", "Kinships"), ("umls", "UMLS")]
         ],
     ]
