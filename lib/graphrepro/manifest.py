@@ -8,6 +8,7 @@ from graphrepro.chapters import Page
 
 CHAPTERS: tuple[str, ...] = (
     "graphrepro.claims.hgcn_mlp_bug",
+    "graphrepro.claims.han_vs_gat",
 )
 
 BOOK_PAGES: tuple[Page, ...] = (

@@ -95,6 +95,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("acc", "accuracy", True, 0.0, 1.0),
         MetricSpec("f1", "F1 (binary for two classes, else micro)", True, 0.0, 1.0),
         MetricSpec("micro_f1", "micro-F1", True, 0.0, 1.0),
+        MetricSpec("loss", "loss (cross-entropy)", False, 0.0, INF, scale=1.0, unit="", tolerance=0.01),
         MetricSpec("macro_f1", "macro-F1", True, 0.0, 1.0),
         MetricSpec("mrr", "mean reciprocal rank", True, 0.0, 1.0, pykeen="inverse_harmonic_mean_rank"),
         MetricSpec("mean_rank", "mean rank", False, 1.0, INF, scale=1.0, unit="", tolerance=0.5,

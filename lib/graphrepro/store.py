@@ -119,6 +119,7 @@ def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
             "key": r["key"],
             "experiment": r["experiment"],
             "wall_s": r.get("wall_s"),
+            "peak_rss_mb": r.get("peak_rss_mb"),
             "device": r.get("device"),
         }
         for r in recs

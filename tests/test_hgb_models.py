@@ -1,0 +1,102 @@
+"""Chapter 2's models and graphs: Simple-HGN's layer and HGB's GCN against PyG's own layers, the
+homogeneous graph and feature modes on a fixture, meta-path neighbour sampling, a real training run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.nn import GATConv, GCNConv
+
+from graphrepro.data import hgb as hgb_data
+from graphrepro.data.registry import DataUnavailable
+from graphrepro.experiments import hgb
+from graphrepro.models.hgb import SimpleHGNConv
+
+TOY = hgb_data.HGBSpec("TOY", ("paper", "author", "term"), nodes=18, edges=24, classes=3)
+
+
+@pytest.fixture
+def toy(tmp_path):
+    path = tmp_path / "toy.zip"
+    hgb_data.write_fixture(path, TOY, np.random.default_rng(0))
+    return hgb_data.load_zip(path, TOY, cache=tmp_path / "cache")
+
+
+def test_simple_hgn_layer_without_its_additions_is_pyg_gat(toy):
+    """No type embedding, no residual, no previous attention, no dropout: exactly GAT's attention."""
+    torch.manual_seed(0)
+    graph = hgb.homogeneous(toy, TOY)
+    x = torch.randn(TOY.nodes, 6)
+    ours = SimpleHGNConv(6, 4, 3, edge_types=10, edge_dim=5, dropout=0.0, slope=0.05, residual=False, beta=0.05,
+                         activation=False, type_embedding=False).eval()
+    theirs = GATConv(6, 4, heads=3, negative_slope=0.05, add_self_loops=False, bias=False).eval()
+    with torch.no_grad():
+        theirs.lin.weight.copy_(ours.fc.weight)
+        theirs.att_src.copy_(ours.attn_l)
+        theirs.att_dst.copy_(ours.attn_r)
+    out, attention = ours(x, graph["edge_index"], graph["edge_type"], None)
+    torch.testing.assert_close(out.flatten(1), theirs(x, graph["edge_index"]))
+    assert attention.shape == (graph["edge_index"].shape[1], 3) and not attention.requires_grad
+
+
+def test_simple_hgn_additions_change_the_output(toy):
+    torch.manual_seed(0)
+    graph = hgb.homogeneous(toy, TOY)
+    x = torch.randn(TOY.nodes, 6)
+    plain = SimpleHGNConv(6, 4, 2, 10, 5, 0.0, 0.05, residual=False, beta=0.05, activation=False, type_embedding=False).eval()
+    typed = SimpleHGNConv(6, 4, 2, 10, 5, 0.0, 0.05, residual=False, beta=0.05, activation=False, type_embedding=True).eval()
+    typed.load_state_dict(plain.state_dict())
+    base, attention = plain(x, graph["edge_index"], graph["edge_type"], None)
+    assert not torch.allclose(base, typed(x, graph["edge_index"], graph["edge_type"], None)[0])
+    mixed, _ = plain(x, graph["edge_index"], graph["edge_type"], torch.ones_like(attention))
+    assert not torch.allclose(base, mixed)  # the attention residual mixes in the previous layer's
+
+
+def test_gcn_propagation_is_pygs_normalisation(toy):
+    graph = hgb.homogeneous(toy, TOY)
+    x = torch.randn(TOY.nodes, 5)
+    sym = torch.unique(torch.cat([graph["edge_index"], graph["edge_index"].flip(0)], dim=1), dim=1)
+    conv = GCNConv(5, 5, add_self_loops=False, bias=False)
+    with torch.no_grad():
+        conv.lin.weight.copy_(torch.eye(5))
+    torch.testing.assert_close(torch.sparse.mm(graph["adj"], x), conv(x, sym))
+
+
+def test_homogeneous_graph_types_and_loops(toy):
+    graph = hgb.homogeneous(toy, TOY)
+    n, relations = TOY.nodes, len(toy.edge_types)
+    assert graph["edge_index"].shape[1] == TOY.edges + n  # every edge once, plus one self-loop per node
+    loops = graph["edge_index"][0] == graph["edge_index"][1]
+    assert int(loops.sum()) == n and (graph["edge_type"][loops] == relations).all()
+    assert set(graph["edge_type"][~loops].tolist()) == set(range(relations))
+
+
+def test_feature_modes(toy):
+    dims = {mode: hgb.typed_features(toy, TOY, mode)[1:] for mode in range(4)}
+    assert dims[0] == ([4, 4, 6], [False, False, True])  # own features; the featureless type one-hot
+    assert dims[1] == ([4, 10, 10], [False, False, False])  # target's, then zero 10-d
+    assert dims[2] == ([4, 6, 6], [False, True, True])  # target's, then one-hot
+    assert dims[3] == ([6, 6, 6], [True, True, True])  # one-hot everywhere
+    assert (hgb.typed_features(toy, TOY, 1)[0][1] == 0).all()
+
+
+def test_meta_path_neighbour_cap():
+    edges = torch.tensor([[0, 1, 2, 3, 4, 5, 0, 1], [9, 9, 9, 9, 9, 8, 8, 7]])
+    capped = hgb.cap_in_degree(edges, 2, seed=0)
+    assert torch.bincount(capped[1]).max() <= 2 and capped.shape[1] == 2 + 2 + 1
+    assert {tuple(e) for e in capped.t().tolist()} <= {tuple(e) for e in edges.t().tolist()}
+    assert torch.equal(capped, hgb.cap_in_degree(edges, 2, seed=0))
+
+
+@pytest.mark.parametrize("model", ["GCN", "GAT", "SimpleHGN", "HAN", "GAT-metapath"])
+def test_every_model_trains_on_real_imdb(model):
+    extra = {"metapath": "MDM"} if model == "GAT-metapath" else {}
+    config = hgb.make_config("IMDB", model, 0, max_epochs=2, hidden=4, heads=2, metapath_neighbours=5, **extra)
+    try:
+        data = hgb.prepare(config)
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    (metrics,) = hgb.train(data, [config], torch.device("cpu"))
+    assert 0 <= metrics["test_micro_f1"] <= 1 and 0 <= metrics["test_macro_f1"] <= 1 and metrics["epochs_run"] == 2
+    assert np.isfinite(metrics["val_loss"])
