@@ -6,6 +6,7 @@ import contextlib
 import os
 import resource
 import time
+import warnings
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
@@ -136,6 +137,10 @@ def run_grid(
             from joblib import Parallel, delayed
 
             jobs = (delayed(_in_worker)(chapter, experiment_name, batch, device) for batch in groups)
-            for done in Parallel(n_jobs=workers, return_as="generator_unordered")(jobs):
-                update(done)
+            with warnings.catch_warnings():
+                # loky restarts a worker whose memory grew by 300 MB since its first job (here: the prepared
+                # data it keeps for its next batches) and warns; the job goes to another worker, nothing is lost
+                warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
+                for done in Parallel(n_jobs=workers, return_as="generator_unordered")(jobs):
+                    update(done)
     return store.to_frame([store.read_record(store.record_path(chapter, k)) for k in keys])
