@@ -81,8 +81,8 @@ report.parameters_table(params)
 #   patience 30 (HAN 100); test scores at the epoch of lowest validation loss.
 # * **Deviations.** HAN uses PyG's `HANConv`, which shares one projection per node type across
 #   meta-paths and uses a 64-d semantic attention (HGB's DGL HAN: one GAT per meta-path, 128-d); HAN's
-#   validation split is the shared 20%, not its own 70/30 cut. The meta-path GAT and the ablations use
-#   {glue:text}`ch2_ablation_seeds` seeds.
+#   validation split is the shared 20%, not its own 70/30 cut. The meta-path GAT, the feature modes and
+#   the ablations average {glue:text}`ch2_ablation_seeds` seed(s), the main table all of its seeds.
 
 # %% tags=["hide-input"]
 glue("ch2_ablation_seeds", params["ablation_seeds"], display=False)
