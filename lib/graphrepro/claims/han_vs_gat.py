@@ -281,3 +281,19 @@ def bench(seeds: int) -> list[dict[str, Any]]:
 
     return [seconds_per_run(hgb.EXPERIMENT, [hgb.make_config("IMDB", m, s, max_epochs=10) for s in range(seeds)],
                             f"{m}, IMDB, 10 epochs") for m in ("GCN", "GAT")]
+
+
+def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text."""
+    judged = long[~long.verdict.isin(["unavailable", "not run", "no paper number"])]
+    spreads = []
+    for dataset in available(params):
+        means = [_means(runs, [config(params, dataset, "GAT", s, feats_type=f) for s in range(params["ablation_seeds"])])[0]
+                 for f in range(4)]
+        if not any(math.isnan(m) for m in means):
+            spreads.append(f"{dataset} {min(means):.1f}–{max(means):.1f}")
+    return {
+        "ch2_reproduced": f"{int((judged.verdict == 'reproduced').sum())} of {len(judged)}",
+        "ch2_unrun": str(int((long.verdict == "not run").sum())),
+        "ch2_feature_spread": "; ".join(spreads) or "not run yet",
+    }
