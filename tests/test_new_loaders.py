@@ -121,9 +121,9 @@ def test_split_pickle_is_never_unpickled_unverified(tmp_path):
 
 
 def test_label_cells_are_parsed_not_evaluated():
-    assert lrgb.eval_list("[0, 1, 0.0]") == [0.0, 1.0, 0.0]
+    assert lrgb.parse_label_list("[0, 1, 0.0]") == [0.0, 1.0, 0.0]
     with pytest.raises(ValueError):
-        lrgb.eval_list("__import__('os')")
+        lrgb.parse_label_list("__import__('os')")
 
 
 def _kg_tarball(tmp_path, crlf: bool):

@@ -7,7 +7,6 @@ import os
 
 import numpy as np
 import pytest
-import torch
 
 from graphrepro import experiments, grid, store
 from graphrepro.experiments import Experiment

@@ -8,7 +8,6 @@ and on the target type ``y`` with ``train_mask`` (``label.dat``, train + validat
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 from dataclasses import dataclass

@@ -65,11 +65,11 @@ def smiles_to_arrays(smiles: list[str], progress: bool = True) -> dict[str, np.n
 def read_labels(csv_gz: Path) -> tuple[list[str], np.ndarray]:
     """The SMILES strings and the [graphs, 10] label matrix of the CSV."""
     frame = pd.read_csv(io.BytesIO(gzip.decompress(Path(csv_gz).read_bytes())))
-    labels = np.array([np.array(eval_list(v), dtype=np.float32) for v in frame["labels"]])
+    labels = np.array([np.array(parse_label_list(v), dtype=np.float32) for v in frame["labels"]])
     return list(frame["smiles"]), labels
 
 
-def eval_list(text: str) -> list[float]:
+def parse_label_list(text: str) -> list[float]:
     """Parse a label cell such as '[0, 1, 0]' (never ``eval``)."""
     return [float(v) for v in text.strip("[] ").replace(",", " ").split()]
 
