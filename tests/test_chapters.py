@@ -86,6 +86,9 @@ def test_command_line_values_are_parsed():
         (["verify", "0000000000000000dead"], "no record with key 0000000000000000dead"),
         (["book", "--profile", "huge"], "unknown profile 'huge'"),
         (["run", "hgcn-mlp-bug", "--workers", "0"], "--workers must be at least 1, got 0"),
+        (["train", "verdicts"], "'verdicts' is a page of computed tables, not a chapter with records"),
+        (["train", "nosuch"], "unknown chapter 'nosuch'"),
+        (["train", "han-vs-gat", "-p", "datasets", "Freebase"], "does not allow 'Freebase'"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, monkeypatch):

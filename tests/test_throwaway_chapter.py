@@ -55,6 +55,9 @@ def claim_verdicts(profile, runs=None, params=None):
 
 def bench(seeds):
     return []
+
+def training_plan(params):
+    return [("toy seeds", lambda: run(params))]
 '''
 
 NOTEBOOK = '''# %% [markdown]
@@ -109,9 +112,11 @@ def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
     env, root = toy_book["env"], toy_book["root"]
     listing = _cli(env, "list")
     assert "toy-chapter" in listing and "A throwaway chapter" in listing and "hgcn-mlp-bug" not in listing
+    assert "toy-chapter: toy seeds ..." in _cli(env, "train", "toy-chapter", "--profile", "smoke", "-p", "seeds", "1")
+    assert len(list((toy_book["results"] / "toy-chapter").glob("*.json"))) == 1
     _cli(env, "run", "toy-chapter", "--profile", "smoke")
     records = sorted((toy_book["results"] / "toy-chapter").glob("*.json"))
-    assert len(records) == 2  # smoke: two seeds
+    assert len(records) == 2  # smoke: two seeds, one of them trained by `train` already
     assert "1 of 1 re-runs match" in _cli(env, "verify", "--local", "--chapter", "toy-chapter", "--sample", "1")
     _cli(env, "run", "verdicts", "--profile", "smoke")
     verdicts = nbformat.read(root / "book" / "executed" / "verdicts.ipynb", as_version=4)

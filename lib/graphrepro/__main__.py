@@ -1,8 +1,9 @@
-"""Command line: ``python -m graphrepro {list,run,book,data,verify,bench}``."""
+"""Command line: ``python -m graphrepro {list,run,train,book,data,verify,bench}``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -25,6 +26,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter (lists comma-separated); repeatable")
     run.add_argument("--log-output", action="store_true", help="stream the notebook's output")
     run.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
+    train = sub.add_parser("train", help="train a chapter's runs without executing its page (background grids)")
+    train.add_argument("chapter")
+    train.add_argument("--profile", default="standard", help=f"one of {', '.join(chapters.PROFILES)}")
+    train.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                       help="override a parameter (lists comma-separated); repeatable")
+    train.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
     book = sub.add_parser("book", help="execute every page of _toc.yml, then build the HTML book")
     book.add_argument("--profile", default="standard")
     book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
@@ -84,6 +91,22 @@ def _run(args: argparse.Namespace) -> int:
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from graphrepro import grid
+
+    module = chapters.chapter_module(args.chapter)
+    overrides = {name: module.PAGE.param(name).parse(value) for name, value in args.parameter}
+    params = chapters.resolve(args.chapter, args.profile, **overrides)
+    workers = _workers(args.workers)
+    if workers:
+        os.environ[grid.WORKERS] = str(workers)
+    for desc, step in module.training_plan(params):
+        print(f"{args.chapter}: {desc} ...", flush=True)
+        step()
+    print(f"{args.chapter} ({args.profile}): every run is recorded; `python -m graphrepro run {args.chapter}` renders it")
     return 0
 
 
@@ -171,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from graphrepro.paths import NotWritable
 
     args = _parser().parse_args(argv)
-    commands = {"list": lambda: _list(), "run": lambda: _run(args), "book": lambda: _book(args),
+    commands = {"list": lambda: _list(), "run": lambda: _run(args), "train": lambda: _train(args), "book": lambda: _book(args),
                 "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args)}
     before = _store_sizes()
     try:

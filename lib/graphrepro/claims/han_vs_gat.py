@@ -4,6 +4,7 @@ heterogeneous graph neural networks" (HGB): HAN vs GAT, proper inputs, and Simpl
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -297,3 +298,24 @@ def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, An
         "ch2_unrun": str(int((long.verdict == "not run").sum())),
         "ch2_feature_spread": "; ".join(spreads) or "not run yet",
     }
+
+
+def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
+    """The chapter's runs, cheapest first (GCN; GAT and Simple-HGN on IMDB, then elsewhere; the ablations;
+    HAN and the meta-path GAT, whose meta-path graphs are largest, last), for background training."""
+    main = main_configs(params)
+
+    def grid(desc: str, configs: list[dict[str, Any]]) -> tuple[str, Callable[[], Any]]:
+        return desc, lambda: run_grid(CHAPTER, hgb.EXPERIMENT.name, configs, params["device"], desc=desc)
+
+    def pick(model: str, imdb: bool) -> list[dict[str, Any]]:
+        return [c for c in main if c["model"] == model and (c["dataset"] == "IMDB") == imdb]
+
+    return [
+        grid("GCN", [c for c in main if c["model"] == "GCN"]),
+        grid("GAT, IMDB", pick("GAT", True)), grid("Simple-HGN, IMDB", pick("SimpleHGN", True)),
+        grid("GAT", pick("GAT", False)), grid("Simple-HGN", pick("SimpleHGN", False)),
+        grid("HAN, IMDB", pick("HAN", True)),
+        grid("GAT feature modes", feature_configs(params)), grid("Simple-HGN ablation", ablation_configs(params)),
+        grid("GAT on meta-path graphs", metapath_configs(params)), grid("HAN", pick("HAN", False)),
+    ]

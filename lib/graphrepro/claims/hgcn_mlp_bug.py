@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -321,3 +322,11 @@ def bench(seeds: int) -> list[dict[str, Any]]:
         config = hgcn.make_config("disease_lp", "lp", model, 0, variant, **TASK_SETTINGS["disease_lp/lp"])
         rows.append(seconds_per_run(hgcn.EXPERIMENT, [{**config, "seed": s} for s in range(seeds)], f"{model}, disease_lp link prediction"))
     return rows
+
+
+def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
+    """The chapter's training, in the order ``python -m graphrepro train`` runs it (what the page trains)."""
+    from graphrepro.claims import hgcn_trees
+
+    return [("Table 1", lambda: run_table1(params)), ("Airport NC splits", lambda: hgcn_trees.run_nc_splits(params)),
+            ("Tree1111_γ", lambda: hgcn_trees.run_trees(params))]
