@@ -122,3 +122,5 @@ def test_chapter_two_verdicts_follow_the_records():
     long = ch2.main_table(pd.DataFrame(rows), params)
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]
     assert gat.micro == pytest.approx(65.0) and gat.verdict == "reproduced"  # paper 64.86
+    han = long[(long.model == "HAN") & (long.dataset == "IMDB")].iloc[0]
+    assert han.ours.endswith("(5 sampled meta-path neighbours)")  # a reduction is stated beside its cell

@@ -41,6 +41,14 @@ def test_verdicts_use_the_parameters_each_chapter_ran_with(tmp_path, monkeypatch
     assert table.loc[SLUG, "profile"] == "smoke" and table.loc[SLUG, "other parameters"] == "seeds = 2"
 
 
+class _NoRecords:
+    """A chapter module whose three runs are not recorded."""
+
+    @staticmethod
+    def chapter_records(params):
+        return [{}, {}, {}], pd.DataFrame()
+
+
 def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path))
     _executed(tmp_path, SLUG, profile="smoke")
@@ -52,11 +60,13 @@ def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatc
         return tmp_path / f"{slug}.ipynb"
 
     monkeypatch.setattr(runner, "execute", fake_execute)
+    monkeypatch.setattr(chapters, "chapter_module", lambda slug: _NoRecords)
     monkeypatch.setattr(runner, "build_book", lambda: tmp_path / "index.html")
     assert main(["book", "--no-execute"]) == 0
     out = capsys.readouterr().out
     assert executed == [(p.slug, "standard") for p in chapters.pages() if p.slug != SLUG]
     assert "verdicts has not been executed yet: executing it (standard)" in out
+    assert "han-vs-gat: 3 of 3 runs are not recorded yet and train first" in out
     assert f"note: {SLUG} shows the smoke profile" in out
     executed.clear()
     assert main(["book"]) == 0  # make book: every page again, under standard

@@ -81,6 +81,17 @@ def _workers(value: int | None) -> int | None:
     return value
 
 
+def _say_what_trains(slug: str, params: dict) -> None:
+    """One line before a chapter executes: how many of its runs are not recorded and will train first."""
+    if not chapters.page(slug).chapter:
+        return
+    configs, runs = chapters.chapter_module(slug).chapter_records(params)
+    missing = len(configs) - len(runs)
+    if missing:
+        print(f"{slug}: {missing} of {len(configs)} runs are not recorded yet and train first (Ctrl-C stops; "
+              f"a rerun resumes; `python -m graphrepro train {slug}` trains them without the page)", flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
@@ -88,6 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     overrides = {name: page.param(name).parse(value) for name, value in args.parameter}
     chapters.resolve(args.chapter, args.profile, **overrides)
     workers = _workers(args.workers)
+    _say_what_trains(args.chapter, chapters.resolve(args.chapter, args.profile, **overrides))
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
@@ -117,8 +129,10 @@ def _book(args: argparse.Namespace) -> int:
     workers = _workers(args.workers)
     for page in chapters.pages():
         if not args.no_execute:
+            _say_what_trains(page.slug, chapters.resolve(page.slug, args.profile))
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
         elif runner.executed_parameters(page.slug) is None:
+            _say_what_trains(page.slug, chapters.resolve(page.slug, args.profile))
             print(f"{page.slug} has not been executed yet: executing it ({args.profile}) ...", flush=True)
         else:
             continue
