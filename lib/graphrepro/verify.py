@@ -68,13 +68,19 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
     bound = "each metric's tolerance" if tolerance is None else f"{tolerance:g}"
     return {
         "key": record["key"],
-        "run": f"{config.get('dataset')}/{config.get('task', '')} {config.get('model')} {config.get('variant', '')} seed {config.get('seed')}",
+        "run": run_label(config),
         "mode": f"within {bound} ({'; '.join(differences)})" if differences else "exact",
         "metric": scores[0][0] if scores else "–",
         "largest difference": scores[0][3] if scores else 0.0,
         "ok": not problems,
         "problem": "; ".join(problems),
     }
+
+
+def run_label(config: dict[str, Any]) -> str:
+    """A run in a few words: its dataset, task, model, variant or meta-path, and seed."""
+    words = [str(config[k]) for k in ("dataset", "task", "model", "variant", "metapath") if config.get(k) not in (None, "", "none")]
+    return " ".join(words + [f"seed {config.get('seed')}"])
 
 
 def chapter_slugs(chapter: str | None = None) -> list[str]:
