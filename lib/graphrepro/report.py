@@ -114,6 +114,11 @@ def verdict_class(word: str) -> str:
     return "verdict-differs" if word.startswith("differs") else "verdict-none"
 
 
+def _keep(text: str) -> str:
+    """HTML text in which a 'mean ± std' never breaks across lines (the rest may wrap)."""
+    return escape(text).replace(" ± ", "\u00a0±\u00a0")
+
+
 def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -> HTML:
     """A compact, colour-coded table: ``row`` values down, ``column`` values across, and in each cell the
     paper's number, ours and the verdict (columns ``paper``, ``ours``, ``verdict`` of ``long``)."""
@@ -131,8 +136,8 @@ def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -
                 continue
             tds.append(
                 f'<td class="{verdict_class(cell["verdict"])}" data-label="{escape(str(col))}">'
-                f'<span class="paper">paper {escape(cell["paper"])}</span>'
-                f'<span class="ours">ours {escape(cell["ours"])}</span>'
+                f'<span class="paper">paper {_keep(cell["paper"])}</span>'
+                f'<span class="ours">ours {_keep(cell["ours"])}</span>'
                 f'<span class="verdict">{escape(cell["verdict"])}</span></td>'
             )
         body.append(f"<tr><th>{escape(str(name))}</th>{''.join(tds)}</tr>")
