@@ -115,7 +115,7 @@ def run_grid(
     """Records for every config, training (and recording) only those not yet in the store; configs that
     differ only in their seed train together as one stacked model of up to ``max_members`` members.
     Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
-    grid has a single batch or the experiment wants several threads). ``show`` draws the grid's
+    grid has a single batch, trains on a GPU, or the experiment wants several threads). ``show`` draws the grid's
     progress bar (a caller with its own bar turns it off)."""
     experiment = experiments.get(experiment_name)
     keys = [store.config_key(experiment.name, experiment.version, c) for c in configs]
@@ -125,7 +125,7 @@ def run_grid(
         paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
     groups = batches(todo, experiment, max_members)
     workers = min(default_workers() if workers is None else workers, len(groups))
-    if experiment.threads > 1 or str(device).startswith("cuda"):
+    if experiment.threads > 1 or resolve_device(device).type == "cuda":  # one GPU, one process
         workers = 1
     bar = progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) if show else contextlib.nullcontext(lambda n: None)
     with bar as update:
