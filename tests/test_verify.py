@@ -87,9 +87,7 @@ def test_sample_draws_committed_standard_records_only(monkeypatch):
     committed = store.committed_keys(CHAPTER)
     if not committed:
         pytest.skip("no committed records in this checkout")
-    from graphrepro.claims import chapter_keys
-
-    standard = chapter_keys(CHAPTER, chapters.resolve(CHAPTER, "standard"))
+    standard = chapters.chapter_module(CHAPTER).chapter_keys(chapters.resolve(CHAPTER, "standard"))
     local = {"key": "0000local0000record0", "experiment": hgcn.EXPERIMENT.name, "version": hgcn.EXPERIMENT.version,
              "config": {"seed": 0}, "metrics": {}}
     path = store.write_record(CHAPTER, local)

@@ -94,14 +94,12 @@ def chapter_slugs(chapter: str | None = None) -> list[str]:
 def candidate_records(chapter: str | None = None, local: bool = False) -> list[dict[str, Any]]:
     """The records ``verify --sample`` draws from: current, committed records of the standard profile's
     runs; with ``local``, every current record in the store."""
-    from graphrepro.claims import chapter_keys
-
     picked = []
     for slug in chapter_slugs(chapter):
         recs = [r for r in store.records(slug) if store.is_current(r)]
         if not local:
             committed = store.committed_keys(slug) or set()
-            standard = chapter_keys(slug, chapters.resolve(slug, "standard"))
+            standard = chapters.chapter_module(slug).chapter_keys(chapters.resolve(slug, "standard"))
             recs = [r for r in recs if r["key"] in committed and r["key"] in standard]
         picked += recs
     return picked

@@ -7,13 +7,6 @@ from typing import Any
 import pandas as pd
 
 
-def chapter_keys(slug: str, params: dict[str, Any]) -> set[str]:
-    """Keys of every run a chapter shows under ``params`` (recorded or not)."""
-    from graphrepro.chapters import chapter_module
-
-    return chapter_module(slug).chapter_keys(params)
-
-
 def executed_with(profile: str) -> dict[str, dict[str, Any]]:
     """For every chapter, the parameters its executed page ran with; ``profile``'s for a chapter whose
     page has not been executed."""

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -264,12 +265,19 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 def file_digest(path: Path, algorithm: str) -> str:
-    """The hex digest of a file: ``sha256``, or ``git-blob`` (sha1 of git's blob header and bytes)."""
+    """The hex digest of a file: ``sha256``, or ``git-blob`` (sha1 of git's blob header and bytes).
+    Computed once per file version (path, size and modification time), however often it is asked for."""
+    stat = Path(path).stat()
+    return _digest(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, algorithm)
+
+
+@lru_cache(maxsize=512)
+def _digest(path: str, size: int, mtime_ns: int, algorithm: str) -> str:
     if algorithm == "git-blob":
-        h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+        h = hashlib.sha1(f"blob {size}\0".encode())
     else:
         h = hashlib.new(algorithm)
-    with path.open("rb") as fh:
+    with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
