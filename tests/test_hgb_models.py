@@ -12,6 +12,7 @@ from graphrepro.data import hgb as hgb_data
 from graphrepro.data.registry import DataUnavailable
 from graphrepro.experiments import hgb
 from graphrepro.models.hgb import SimpleHGNConv
+from graphrepro.sparse import attention_sum
 
 TOY = hgb_data.HGBSpec("TOY", ("paper", "author", "term"), nodes=18, edges=24, classes=3)
 
@@ -23,33 +24,62 @@ def toy(tmp_path):
     return hgb_data.load_zip(path, TOY, cache=tmp_path / "cache")
 
 
-def test_simple_hgn_layer_without_its_additions_is_pyg_gat(toy):
-    """No type embedding, no residual, no previous attention, no dropout: exactly GAT's attention."""
-    torch.manual_seed(0)
-    graph = hgb.homogeneous(toy, TOY)
-    x = torch.randn(TOY.nodes, 6)
-    ours = SimpleHGNConv(6, 4, 3, edge_types=10, edge_dim=5, dropout=0.0, slope=0.05, residual=False, beta=0.05,
-                         activation=False, type_embedding=False).eval()
-    theirs = GATConv(6, 4, heads=3, negative_slope=0.05, add_self_loops=False, bias=False).eval()
+def test_attention_sum_matches_gather_and_scatter_with_gradients(toy):
+    """The fused sparse product against the per-edge messages it replaces, values and both gradients."""
+    graph = hgb.attention_graph(hgb.homogeneous(toy, TOY)["edge_index"], TOY.nodes)
+    src, dst = graph["edge_index"]
+    attention = torch.rand(len(src), 3, dtype=torch.double, requires_grad=True)
+    x = torch.randn(TOY.nodes, 3, 4, dtype=torch.double, requires_grad=True)
+    expected = torch.zeros(TOY.nodes, 3, 4, dtype=torch.double).index_add(0, dst, attention.unsqueeze(-1) * x[src])
+    torch.testing.assert_close(attention_sum(attention, x, graph["csr"]), expected)
+    assert torch.autograd.gradcheck(lambda a, h: attention_sum(a, h, graph["csr"]), (attention, x))
+
+
+def _pyg_gat(ours: SimpleHGNConv, heads: int) -> GATConv:
+    theirs = GATConv(6, 4, heads=heads, negative_slope=0.05, add_self_loops=False, bias=ours.bias is not None).eval()
     with torch.no_grad():
         theirs.lin.weight.copy_(ours.fc.weight)
         theirs.att_src.copy_(ours.attn_l)
         theirs.att_dst.copy_(ours.attn_r)
-    out, attention = ours(x, graph["edge_index"], graph["edge_type"], None)
-    torch.testing.assert_close(out.flatten(1), theirs(x, graph["edge_index"]))
+        if ours.bias is not None:
+            ours.bias.normal_()
+            theirs.bias.copy_(ours.bias.flatten())
+    return theirs
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_simple_hgn_layer_without_its_additions_is_pyg_gat(toy, bias):
+    """No type embedding, no residual, no previous attention, no dropout: exactly PyG's GATConv, forward
+    and backward (HGB's GAT is this layer with a bias)."""
+    torch.manual_seed(0)
+    homogeneous = hgb.homogeneous(toy, TOY)
+    graph = hgb.attention_graph(homogeneous["edge_index"], TOY.nodes, homogeneous["edge_type"])
+    x = torch.randn(TOY.nodes, 6, requires_grad=True)
+    ours = SimpleHGNConv(6, 4, 3, edge_types=10, edge_dim=5, dropout=0.0, slope=0.05, residual=False, beta=0.05,
+                         activation=False, type_embedding=False, bias=bias).eval()
+    theirs = _pyg_gat(ours, 3)
+    out, attention = ours(x, graph, None)
+    expected = theirs(x, homogeneous["edge_index"])
+    torch.testing.assert_close(out.flatten(1), expected)
     assert attention.shape == (graph["edge_index"].shape[1], 3) and not attention.requires_grad
+    grad = torch.randn_like(expected)
+    ours_grads = torch.autograd.grad(out.flatten(1), [x, ours.fc.weight, ours.attn_l], grad)
+    theirs_grads = torch.autograd.grad(expected, [x, theirs.lin.weight, theirs.att_src], grad)
+    for a, b in zip(ours_grads, theirs_grads):
+        torch.testing.assert_close(a, b.view_as(a))
 
 
 def test_simple_hgn_additions_change_the_output(toy):
     torch.manual_seed(0)
-    graph = hgb.homogeneous(toy, TOY)
+    homogeneous = hgb.homogeneous(toy, TOY)
+    graph = hgb.attention_graph(homogeneous["edge_index"], TOY.nodes, homogeneous["edge_type"])
     x = torch.randn(TOY.nodes, 6)
     plain = SimpleHGNConv(6, 4, 2, 10, 5, 0.0, 0.05, residual=False, beta=0.05, activation=False, type_embedding=False).eval()
     typed = SimpleHGNConv(6, 4, 2, 10, 5, 0.0, 0.05, residual=False, beta=0.05, activation=False, type_embedding=True).eval()
-    typed.load_state_dict(plain.state_dict())
-    base, attention = plain(x, graph["edge_index"], graph["edge_type"], None)
-    assert not torch.allclose(base, typed(x, graph["edge_index"], graph["edge_type"], None)[0])
-    mixed, _ = plain(x, graph["edge_index"], graph["edge_type"], torch.ones_like(attention))
+    typed.load_state_dict(plain.state_dict(), strict=False)
+    base, attention = plain(x, graph, None)
+    assert not torch.allclose(base, typed(x, graph, None)[0])
+    mixed, _ = plain(x, graph, torch.ones_like(attention))
     assert not torch.allclose(base, mixed)  # the attention residual mixes in the previous layer's
 
 
@@ -89,6 +119,41 @@ def test_meta_path_neighbour_cap():
     assert torch.equal(capped, hgb.cap_in_degree(edges, 2, seed=0))
 
 
+def test_only_meta_path_graphs_above_the_edge_limit_are_sampled():
+    try:
+        data = hgb._hetero("IMDB")
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    full = hgb.metapath_edges(data, "IMDB", ["MDM", "MAM", "MKM"])
+    sampled = hgb.metapath_edges(data, "IMDB", ["MDM", "MAM", "MKM"], cap=20, limit=100_000)
+    sizes = {k[1]: v.shape[1] for k, v in full.items()}
+    assert sizes["MDM"] < 100_000 and sizes["MAM"] < 100_000 < sizes["MKM"]
+    for name in ("MDM", "MAM"):  # below the limit: every neighbour, though MAM has nodes of degree > 20
+        assert torch.equal(sampled[("movie", name, "movie")], full[("movie", name, "movie")])
+    assert torch.bincount(full[("movie", "MAM", "movie")][1]).max() > 20
+    mkm, full_mkm = sampled[("movie", "MKM", "movie")], full[("movie", "MKM", "movie")]
+    loops = mkm[0] == mkm[1]
+    assert torch.bincount(mkm[1, ~loops]).max() == 20 and mkm.shape[1] < sizes["MKM"]
+    assert int(loops.sum()) == int((full_mkm[0] == full_mkm[1]).sum()) > 0  # every self-loop kept
+
+
+def test_han_with_one_meta_path_is_its_gat_layer_and_classifier(toy):
+    """Semantic attention over a single meta-path weighs it 1: HAN is then GAT, ELU, and the classifier."""
+    from graphrepro.models.hgb import HAN
+
+    torch.manual_seed(0)
+    graph = hgb.attention_graph(hgb.homogeneous(toy, TOY)["edge_index"], TOY.nodes)
+    x = torch.randn(TOY.nodes, 6)
+    han = HAN(6, 4, 2, 3, ["only"], dropout=0.0).eval()
+    out = han([], None, {"target_x": x, "metapaths": {"only": graph}})
+    torch.testing.assert_close(out, han.out(han.convs["only"](x, graph, None)[0].flatten(1)))
+    two = HAN(6, 4, 2, 3, ["a", "b"], dropout=0.0).eval()
+    z = [two.convs[k](x, graph, None)[0].flatten(1) for k in "ab"]
+    weights = torch.softmax(torch.stack([two.semantic(h).mean() for h in z]), 0)
+    torch.testing.assert_close(two([], None, {"target_x": x, "metapaths": {"a": graph, "b": graph}}),
+                               two.out(weights[0] * z[0] + weights[1] * z[1]))
+
+
 @pytest.mark.parametrize("model", ["GCN", "GAT", "SimpleHGN", "HAN", "GAT-metapath"])
 def test_every_model_trains_on_real_imdb(model):
     extra = {"metapath": "MDM"} if model == "GAT-metapath" else {}
@@ -123,4 +188,8 @@ def test_chapter_two_verdicts_follow_the_records():
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]
     assert gat.micro == pytest.approx(65.0) and gat.verdict == "reproduced"  # paper 64.86
     han = long[(long.model == "HAN") & (long.dataset == "IMDB")].iloc[0]
-    assert han.ours.endswith("(5 sampled meta-path neighbours)")  # a reduction is stated beside its cell
+    assert han.ours.endswith(f"({ch2.sampling_note(params)}: MDM, MAM, MKM)")  # a reduction is stated beside its cell
+    assert "5 sampled neighbours per node" in ch2.sampling_note(params)
+    standard = chapters.resolve("han-vs-gat", "standard", datasets=["IMDB"])
+    assert ch2.sampled(standard, "IMDB") == []  # no IMDB meta-path graph reaches the standard limit
+    assert not ch2.main_table(pd.DataFrame(rows), standard).ours.str.contains("sampled").any()

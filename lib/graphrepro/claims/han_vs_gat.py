@@ -10,6 +10,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+import torch
 
 from graphrepro import chapters, store
 from graphrepro.chapters import DEVICE, Page, Param, same
@@ -42,8 +43,12 @@ PAGE = Page(
               {"smoke": 2, "standard": 300, "paper": 300}, minimum=1, maximum=10_000),
         Param("width", str, "paper: HGB's widths (hidden 64, 8 heads; HAN 8 x 8); tiny: hidden 4, 2 heads (smoke)",
               {"smoke": "tiny", "standard": "paper", "paper": "paper"}, ("paper", "tiny")),
-        Param("metapath_neighbours", int, "sampled meta-path neighbours per node for HAN and the meta-path GAT (0: all)",
-              {"smoke": 5, "standard": 0, "paper": 0}, minimum=0, maximum=1_000_000),
+        Param("metapath_neighbours", int, "sampled meta-path neighbours per node for HAN and the meta-path GAT on the "
+              "large meta-path graphs (0: all neighbours everywhere)", {"smoke": 5, "standard": 100, "paper": 0},
+              minimum=0, maximum=1_000_000),
+        Param("metapath_edge_limit", int, "a meta-path graph with more edges than this is sampled (DBLP's APTPA and "
+              "APVPA, ACM's PTP, PSP, PPSP and P-PSP hold 1.4-9.1 M)", {"smoke": 0, "standard": 1_000_000, "paper": 1_000_000},
+              minimum=0, maximum=10**9),
         Param("tolerance", float, "largest |ours - paper| in points that still counts as reproduced, and the margin of "
               "'matches or beats'", same(2.0), minimum=0, maximum=100),
     ),
@@ -74,8 +79,22 @@ def config(params: dict[str, Any], dataset: str, model: str, seed: int, **extra:
     settings = hgb.SETTINGS[(dataset, model)]
     fields = {**_size(params, model), **extra, "max_epochs": min(params["max_epochs"], settings.get("max_epochs", 300))}
     if model in ("HAN", "GAT-metapath") and params["metapath_neighbours"]:
-        fields["metapath_neighbours"] = params["metapath_neighbours"]
+        fields.update(metapath_neighbours=params["metapath_neighbours"], metapath_edge_limit=params["metapath_edge_limit"])
     return hgb.make_config(dataset, model, seed, **fields)
+
+
+def sampling_note(params: dict[str, Any]) -> str:
+    """The meta-path sampling reduction in words, stated beside every cell it touches."""
+    return (f"{params['metapath_neighbours']} sampled neighbours per node on meta-path graphs of more than "
+            f"{params['metapath_edge_limit']:,} edges")
+
+
+def sampled(params: dict[str, Any], dataset: str, paths: list[str] | None = None) -> list[str]:
+    """Which of the dataset's meta-path graphs (all, or ``paths``) the profile samples."""
+    if not params["metapath_neighbours"]:
+        return []
+    sizes = hgb.metapath_sizes(dataset)
+    return [p for p in (paths or list(sizes)) if sizes[p] > params["metapath_edge_limit"]]
 
 
 def available(params: dict[str, Any]) -> list[str]:
@@ -158,7 +177,7 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             ma, sa, n = _cell(cell, "macro_f1")
             mi, si, _ = _cell(cell, "micro_f1")
             unavailable = dataset not in available(params)
-            reduced = f" ({params['metapath_neighbours']} sampled meta-path neighbours)" if model == "HAN" and params["metapath_neighbours"] else ""
+            reduced = f" ({sampling_note(params)}: {', '.join(sampled(params, dataset))})" if model == "HAN" and not unavailable and sampled(params, dataset) else ""
             rows.append({
                 "model": LABELS[model], "dataset": dataset,
                 "paper": f"{fmt(pma, psa)} / {fmt(pmi, psi)}",
@@ -187,10 +206,12 @@ def metapath_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     for dataset in available(params):
         for path in hgb.METAPATHS[dataset]:
             mi, si, n = _means(runs, [config(params, dataset, "GAT-metapath", s, metapath=path) for s in range(params["ablation_seeds"])])
-            rows.append({"dataset": dataset, "model": f"GAT on {path}", "Micro-F1": fmt(mi, si), "mean": mi, "seeds": n})
+            note = " (sampled neighbours)" if sampled(params, dataset, [path]) else ""
+            rows.append({"dataset": dataset, "model": f"GAT on {path}", "Micro-F1": fmt(mi, si) + note, "mean": mi, "seeds": n})
         for model, label in (("HAN", "HAN (all meta-paths)"), ("GAT", "GAT on the whole graph")):
             mi, si, n = _means(runs, [config(params, dataset, model, s) for s in range(params["seeds"])])
-            rows.append({"dataset": dataset, "model": label, "Micro-F1": fmt(mi, si), "mean": mi, "seeds": n})
+            note = " (sampled neighbours)" if model == "HAN" and sampled(params, dataset) else ""
+            rows.append({"dataset": dataset, "model": label, "Micro-F1": fmt(mi, si) + note, "mean": mi, "seeds": n})
     return pd.DataFrame(rows)
 
 
@@ -228,7 +249,7 @@ def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP"
         cell = _subset(runs, [config(params, dataset, model, s) for s in range(params["seeds"])])
         if not len(cell):
             continue
-        rows.append({"dataset": dataset, "model": LABELS[model],
+        rows.append({"dataset": dataset, "model": LABELS[model] + (" (sampled)" if model == "HAN" and sampled(params, dataset) else ""),
                      "seconds per epoch": float((cell.wall_s / cell.epochs_run.clip(lower=1)).mean()),
                      "peak memory (MB)": float(cell.peak_rss_mb.max()) if "peak_rss_mb" in cell else math.nan,
                      "Micro-F1": 100 * float(cell.test_micro_f1.mean())})
@@ -278,11 +299,26 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:
-    """Seconds per run of GCN and GAT on IMDB at the paper's widths, ten epochs each."""
-    from graphrepro.bench import seconds_per_run
+    """One GAT layer (8 heads of 64, forward and backward) on each dataset's whole graph, PyG's per-edge
+    messages against our sparse product; then seconds per run of GCN and GAT on IMDB, ten epochs each."""
+    from torch_geometric.nn import GATConv
 
-    return [seconds_per_run(hgb.EXPERIMENT, [hgb.make_config("IMDB", m, s, max_epochs=10) for s in range(seeds)],
-                            f"{m}, IMDB, 10 epochs") for m in ("GCN", "GAT")]
+    from graphrepro.bench import compare_seconds, seconds_per_run
+    from graphrepro.models.hgb import SimpleHGNConv
+
+    rows = []
+    for dataset in available(chapters.resolve(CHAPTER, "standard")):
+        data = hgb.prepare(hgb.make_config(dataset, "GAT", 0))
+        graph, n = data["graph"], data["adj"].shape[0]
+        x = torch.randn(n, 64, requires_grad=True)
+        ours = SimpleHGNConv(64, 64, 8, 0, 0, 0.0, 0.05, residual=False, beta=0.0, activation=False, type_embedding=False, bias=True)
+        theirs = GATConv(64, 64, heads=8, negative_slope=0.05, add_self_loops=False)
+        rows.append(compare_seconds(
+            f"GAT layer, {dataset} ({graph['edge_index'].shape[1]:,} edges)",
+            ("PyG GATConv", lambda: theirs(x, graph["edge_index"]).sum().backward()),
+            ("sparse product", lambda: ours(x, graph, None)[0].sum().backward())))
+    return rows + [seconds_per_run(hgb.EXPERIMENT, [hgb.make_config("IMDB", m, s, max_epochs=10) for s in range(seeds)],
+                                   f"{m}, IMDB, 10 epochs") for m in ("GCN", "GAT")]
 
 
 def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
@@ -302,21 +338,21 @@ def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, An
 
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
-    """The chapter's runs, cheapest first (GCN; GAT and Simple-HGN on IMDB, then elsewhere; the ablations;
-    HAN and the meta-path GAT, whose meta-path graphs are largest, last), for background training."""
+    """The chapter's runs for background training, the main table first and cheapest first within it (GCN;
+    HAN on sampled meta-path graphs; GAT and Simple-HGN on IMDB, then elsewhere), then the meta-path
+    GAT, the feature modes and the Simple-HGN ablation."""
     main = main_configs(params)
 
     def grid(desc: str, configs: list[dict[str, Any]]) -> tuple[str, Callable[[], Any]]:
         return desc, lambda: run_grid(CHAPTER, hgb.EXPERIMENT.name, configs, params["device"], desc=desc)
 
-    def pick(model: str, imdb: bool) -> list[dict[str, Any]]:
-        return [c for c in main if c["model"] == model and (c["dataset"] == "IMDB") == imdb]
+    def pick(model: str, imdb: bool | None = None) -> list[dict[str, Any]]:
+        return [c for c in main if c["model"] == model and imdb in (None, c["dataset"] == "IMDB")]
 
     return [
-        grid("GCN", [c for c in main if c["model"] == "GCN"]),
+        grid("GCN", pick("GCN")), grid("HAN", pick("HAN")),
         grid("GAT, IMDB", pick("GAT", True)), grid("Simple-HGN, IMDB", pick("SimpleHGN", True)),
         grid("GAT", pick("GAT", False)), grid("Simple-HGN", pick("SimpleHGN", False)),
-        grid("HAN, IMDB", pick("HAN", True)),
+        grid("GAT on meta-path graphs", metapath_configs(params)),
         grid("GAT feature modes", feature_configs(params)), grid("Simple-HGN ablation", ablation_configs(params)),
-        grid("GAT on meta-path graphs", metapath_configs(params)), grid("HAN", pick("HAN", False)),
     ]

@@ -14,6 +14,7 @@ from torch.nn import functional as F
 from torch_geometric.data import HeteroData
 from torch_geometric.transforms import AddMetaPaths
 
+from graphrepro import sparse
 from graphrepro.data import hgb as hgb_data
 from graphrepro.data.splits import holdout_valid
 from graphrepro.experiments import Experiment
@@ -60,7 +61,7 @@ SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
 }
 DEFAULTS: dict[str, Any] = {"hidden": 64, "heads": 8, "dropout": 0.5, "slope": 0.05, "max_epochs": 300, "patience": 30,
                             "val_fraction": 0.2, "val_seed": 0}
-OPTIONAL = ("metapath", "type_embedding", "residual", "l2_norm", "metapath_neighbours")  # only where set
+OPTIONAL = ("metapath", "type_embedding", "residual", "l2_norm", "metapath_neighbours", "metapath_edge_limit")  # only where set
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -82,7 +83,7 @@ def data_key(config: dict[str, Any]) -> tuple:
     """Runs with the same key share one prepared graph."""
     graph = "metapath:" + config["metapath"] if "metapath" in config else ("han" if config["model"] == "HAN" else "homogeneous")
     return (config["dataset"], config["feats_type"], graph, config["val_fraction"], config["val_seed"],
-            config.get("metapath_neighbours"))
+            config.get("metapath_neighbours"), config.get("metapath_edge_limit"))
 
 
 @lru_cache(maxsize=3)
@@ -149,21 +150,43 @@ def cap_in_degree(edge_index: torch.Tensor, cap: int, seed: int) -> torch.Tensor
     return shuffled[:, torch.sort(keep).values]
 
 
-def metapath_edges(data: HeteroData, dataset: str, names: list[str], cap: int | None = None,
+def metapath_edges(data: HeteroData, dataset: str, names: list[str], cap: int | None = None, limit: int = 0,
                    seed: int = 0) -> dict[tuple[str, str, str], torch.Tensor]:
-    """Edges of each meta-path graph on the target type (PyG's ``AddMetaPaths``), self-loops removed;
-    with ``cap``, at most that many sampled neighbours per node."""
+    """Edges of each meta-path graph on the target type (PyG's ``AddMetaPaths``), with the self-loop of every
+    node a meta-path leads back to (as DGL's ``metapath_reachable_graph``); with ``cap``, a graph of more
+    than ``limit`` edges keeps at most ``cap`` sampled other neighbours per node, and its self-loops."""
     target = hgb_data.SPECS[dataset].node_types[0]
     walks = [METAPATHS[dataset][name] for name in names]
-    with warnings.catch_warnings():  # PyG builds sparse CSR tensors without saying whether to check them
+    with warnings.catch_warnings():  # PyG builds sparse CSR tensors (a beta format) without checking them
         warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta state")
         with_paths = AddMetaPaths(walks, drop_orig_edge_types=True, drop_unconnected_node_types=True)(data.clone())
     edges = {}
     for i, name in enumerate(names):
         ei = with_paths[(target, f"metapath_{i}", target)].edge_index
-        ei = ei[:, ei[0] != ei[1]]
-        edges[(target, name, target)] = cap_in_degree(ei, cap, seed) if cap else ei
+        if cap and ei.shape[1] > limit:
+            loop = ei[0] == ei[1]
+            ei = torch.cat([cap_in_degree(ei[:, ~loop], cap, seed), ei[:, loop]], dim=1)
+        edges[(target, name, target)] = ei
     return edges
+
+
+def attention_graph(edge_index: torch.Tensor, num_nodes: int, edge_type: torch.Tensor | None = None) -> dict[str, Any]:
+    """Edges (and their types) sorted by destination, with the CSR structure the attention layers sum over."""
+    order = sparse.sort_by_destination(edge_index, num_nodes)
+    graph = {"edge_index": edge_index[:, order], "csr": sparse.csr_structure(edge_index[:, order], num_nodes)}
+    return graph if edge_type is None else {**graph, "edge_type": edge_type[order]}
+
+
+@lru_cache(maxsize=3)
+def metapath_sizes(dataset: str) -> dict[str, int]:
+    """Edges of each of the dataset's meta-path graphs, unsampled."""
+    return {k[1]: ei.shape[1] for k, ei in metapath_edges(_hetero(dataset), dataset, list(METAPATHS[dataset])).items()}
+
+
+def _sampling(config: dict[str, Any]) -> tuple[int | None, int]:
+    """The config's meta-path neighbour cap and the edge count above which it applies."""
+    return config.get("metapath_neighbours"), config.get("metapath_edge_limit", 0)
 
 
 def prepare(config: dict[str, Any]) -> dict[str, Any]:
@@ -179,18 +202,20 @@ def prepare(config: dict[str, Any]) -> dict[str, Any]:
                 "test": torch.nonzero(target.test_mask).flatten(), "adj": None, "graph": {}}
     if config["model"] == "HAN":
         names = list(METAPATHS[config["dataset"]])
+        edges = metapath_edges(data, config["dataset"], names, *_sampling(config))
         prepared["graph"] = {"target_x": target.x.float(),
-                             "metapath_edges": metapath_edges(data, config["dataset"], names, config.get("metapath_neighbours"))}
+                             "metapaths": {k[1]: attention_graph(ei, target.num_nodes) for k, ei in edges.items()}}
     elif config["model"] == "GAT-metapath":
-        (ei,) = metapath_edges(data, config["dataset"], [config["metapath"]], config.get("metapath_neighbours")).values()
+        (ei,) = metapath_edges(data, config["dataset"], [config["metapath"]], *_sampling(config)).values()
         n = target.num_nodes
         loops = torch.arange(n)
-        prepared["graph"] = {"edge_index": torch.cat([ei, torch.stack([loops, loops])], dim=1)}
+        prepared["graph"] = attention_graph(torch.cat([ei[:, ei[0] != ei[1]], torch.stack([loops, loops])], dim=1), n)
         prepared.update(features=[target.x.float()], dims=[target.x.shape[1]], one_hot=[False])
     else:
         graph = homogeneous(data, spec)
         prepared["adj"] = graph.pop("adj")
-        prepared["graph"] = graph
+        prepared["graph"] = {**attention_graph(graph["edge_index"], prepared["adj"].shape[0], graph["edge_type"]),
+                             "relations": graph["relations"]}
     return prepared
 
 
@@ -199,8 +224,7 @@ def build(config: dict[str, Any], data: dict[str, Any]) -> torch.nn.Module:
     model, hidden, classes = config["model"], config["hidden"], data["classes"]
     if model == "HAN":
         names = list(METAPATHS[config["dataset"]])
-        return models.HAN(data["dims"][0], hidden, config["heads"], classes, names, config["dropout"],
-                          hgb_data.SPECS[config["dataset"]].node_types[0])
+        return models.HAN(data["dims"][0], hidden, config["heads"], classes, names, config["dropout"])
     inputs = models.TypedInput(data["dims"], data["one_hot"], hidden)
     if model == "GCN":
         return models.HGBGCN(inputs, hidden, classes, config["layers"], config["dropout"])
@@ -209,6 +233,13 @@ def build(config: dict[str, Any], data: dict[str, Any]) -> torch.nn.Module:
     return models.SimpleHGN(inputs, hidden, classes, config["layers"], config["heads"], 2 * data["graph"]["relations"] + 1,
                             config["dropout"], config["slope"], type_embedding=config.get("type_embedding", True),
                             residual=config.get("residual", True), l2_norm=config.get("l2_norm", True))
+
+
+def _to(graph: Any, device: torch.device) -> Any:
+    """Tensors, in nested dicts, on ``device``."""
+    if isinstance(graph, dict):
+        return {k: _to(v, device) for k, v in graph.items()}
+    return graph.to(device) if torch.is_tensor(graph) else graph
 
 
 def _loss(logits: torch.Tensor, y: torch.Tensor, multilabel: bool) -> torch.Tensor:
@@ -230,8 +261,7 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
     feats = [None if f is None else f.to(device) for f in data["features"]]
     adj = None if data["adj"] is None else data["adj"].to(device)
-    graph = {k: ({kk: vv.to(device) for kk, vv in v.items()} if isinstance(v, dict) else v.to(device) if torch.is_tensor(v) else v)
-             for k, v in data["graph"].items()}
+    graph = _to(data["graph"], device)
     y = data["y"].to(device).float() if data["multilabel"] else data["y"].to(device)
     idx = {k: data[k].to(device) for k in ("train", "valid", "test")}
 
@@ -252,9 +282,7 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
         val = {"loss": val_loss, **_f1(logits[idx["valid"].cpu()], yc[idx["valid"].cpu()], data["multilabel"])}
         return [val], lambda s: _f1(logits[idx["test"].cpu()], yc[idx["test"].cpu()], data["multilabel"])
 
-    with warnings.catch_warnings():  # PyG's attention over sparse CSR graphs warns that the format is beta
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta state")
-        (result,) = fit(1, step, evaluate, lambda m: -m["loss"], PatienceStopping(config["max_epochs"], config["patience"]))
+    (result,) = fit(1, step, evaluate, lambda m: -m["loss"], PatienceStopping(config["max_epochs"], config["patience"]))
     return [{
         **{f"val_{k}": v for k, v in result.val.items()},
         **{f"test_{k}": v for k, v in result.test.items()},
@@ -262,5 +290,5 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
     }]
 
 
-EXPERIMENT = Experiment("hgb-nc", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
+EXPERIMENT = Experiment("hgb-nc", 2, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("micro_f1", "macro_f1", "loss"), selection=lambda c: "loss")

@@ -7,8 +7,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 from torch.nn import functional as F
-from torch_geometric.nn import GATConv, HANConv
-from torch_geometric.utils import scatter, softmax
+from torch_geometric.utils import softmax
+
+from graphrepro.sparse import attention_sum
 
 RELU_GAIN = nn.init.calculate_gain("relu")
 
@@ -55,79 +56,75 @@ class HGBGCN(nn.Module):
         return h
 
 
-def _dgl_init(conv: GATConv) -> None:
-    """DGL's GATConv initialisation: xavier normal with the ReLU gain on weights and attention vectors."""
-    nn.init.xavier_normal_(conv.lin.weight, gain=RELU_GAIN)
-    nn.init.xavier_normal_(conv.att_src, gain=RELU_GAIN)
-    nn.init.xavier_normal_(conv.att_dst, gain=RELU_GAIN)
-    nn.init.zeros_(conv.bias)
-
-
-class HGBGAT(nn.Module):
-    """HGB's GAT: ``layers`` hidden GATConvs (``heads`` heads of ``hidden``, concatenated, ELU) and an
-    output GATConv with one head; feature and attention dropout, no residual, no normalisation."""
-
-    def __init__(self, inputs: TypedInput, hidden: int, classes: int, layers: int, heads: int, dropout: float, slope: float):
-        super().__init__()
-        self.inputs, self.dropout = inputs, dropout
-        dims = [hidden] + [hidden * heads] * layers
-        self.convs = nn.ModuleList(
-            GATConv(dims[i], hidden, heads, negative_slope=slope, dropout=dropout, add_self_loops=False) for i in range(layers)
-        )
-        self.convs.append(GATConv(dims[-1], classes, 1, concat=False, negative_slope=slope, dropout=dropout, add_self_loops=False))
-        for conv in self.convs:
-            _dgl_init(conv)
-
-    def forward(self, features: list[torch.Tensor | None], adj: torch.Tensor, graph: dict) -> torch.Tensor:
-        h = self.inputs(features)
-        for i, conv in enumerate(self.convs):
-            h = conv(F.dropout(h, self.dropout, self.training), graph["edge_index"])
-            if i < len(self.convs) - 1:
-                h = F.elu(h)
-        return h
-
-
 class SimpleHGNConv(nn.Module):
     """Simple-HGN's layer: GAT attention with an edge-type term, an attention residual
-    ``(1 - beta) a + beta a_prev`` (``a_prev`` detached), an optional node residual, no bias."""
+    ``(1 - beta) a + beta a_prev`` (``a_prev`` detached), an optional node residual, no bias. With the
+    additions off and a bias, it is DGL's (and PyG's) GATConv, which HGB's GAT uses."""
 
     def __init__(self, in_dim: int, out_dim: int, heads: int, edge_types: int, edge_dim: int, dropout: float,
-                 slope: float, residual: bool, beta: float, activation: bool, type_embedding: bool = True):
+                 slope: float, residual: bool, beta: float, activation: bool, type_embedding: bool = True,
+                 bias: bool = False):
         super().__init__()
         self.heads, self.out_dim, self.dropout, self.slope, self.beta = heads, out_dim, dropout, slope, beta
-        self.activation, self.type_embedding = activation, type_embedding
+        self.activation = activation
         self.fc = nn.Linear(in_dim, heads * out_dim, bias=False)
-        self.edge_emb = nn.Embedding(edge_types, edge_dim)
-        self.fc_e = nn.Linear(edge_dim, heads * edge_dim, bias=False)
         self.attn_l = nn.Parameter(torch.empty(1, heads, out_dim))
         self.attn_r = nn.Parameter(torch.empty(1, heads, out_dim))
-        self.attn_e = nn.Parameter(torch.empty(1, heads, edge_dim))
+        weights = [self.fc.weight, self.attn_l, self.attn_r]
+        self.edge_emb = nn.Embedding(edge_types, edge_dim) if type_embedding else None
+        if self.edge_emb is not None:
+            self.fc_e = nn.Linear(edge_dim, heads * edge_dim, bias=False)
+            self.attn_e = nn.Parameter(torch.empty(1, heads, edge_dim))
+            weights += [self.fc_e.weight, self.attn_e]
         self.res_fc = (nn.Linear(in_dim, heads * out_dim, bias=False) if in_dim != heads * out_dim else nn.Identity()) if residual else None
-        for w in (self.fc.weight, self.fc_e.weight, self.attn_l, self.attn_r, self.attn_e):
-            nn.init.xavier_normal_(w, gain=RELU_GAIN)
         if isinstance(self.res_fc, nn.Linear):
-            nn.init.xavier_normal_(self.res_fc.weight, gain=RELU_GAIN)
+            weights.append(self.res_fc.weight)
+        for w in weights:  # DGL: xavier normal with the ReLU gain; a zero bias
+            nn.init.xavier_normal_(w, gain=RELU_GAIN)
+        self.bias = nn.Parameter(torch.zeros(heads, out_dim)) if bias else None
 
-    def forward(self, h: torch.Tensor, edge_index: torch.Tensor, edge_type: torch.Tensor,
-                prev_attention: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, h: torch.Tensor, graph: dict, prev_attention: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``graph``: ``edge_index`` sorted by destination, its ``csr`` structure, and ``edge_type`` if typed."""
         n = h.shape[0]
-        src, dst = edge_index
+        src, dst = graph["edge_index"]
         h = F.dropout(h, self.dropout, self.training)
         wh = self.fc(h).view(n, self.heads, self.out_dim)
         logits = (wh * self.attn_l).sum(-1)[src] + (wh * self.attn_r).sum(-1)[dst]
-        if self.type_embedding:
+        if self.edge_emb is not None:
             e = self.fc_e(self.edge_emb.weight).view(-1, self.heads, self.edge_emb.embedding_dim)
-            logits = logits + (e * self.attn_e).sum(-1)[edge_type]  # per type, then gathered per edge
+            logits = logits + (e * self.attn_e).sum(-1)[graph["edge_type"]]  # per type, then gathered per edge
         attention = softmax(F.leaky_relu(logits, self.slope), dst, num_nodes=n)
         attention = F.dropout(attention, self.dropout, self.training)
         if prev_attention is not None:
             attention = attention * (1 - self.beta) + prev_attention * self.beta
-        out = scatter(attention.unsqueeze(-1) * wh[src], dst, dim=0, dim_size=n, reduce="sum")
+        out = attention_sum(attention, wh, graph["csr"])
         if self.res_fc is not None:
             out = out + self.res_fc(h).view(n, self.heads, self.out_dim)
+        if self.bias is not None:
+            out = out + self.bias
         if self.activation:
             out = F.elu(out)
         return out, attention.detach()
+
+
+class HGBGAT(nn.Module):
+    """HGB's GAT: ``layers`` hidden GAT layers (``heads`` heads of ``hidden``, concatenated, ELU) and an
+    output layer with one head; feature and attention dropout, a bias, no residual, no normalisation."""
+
+    def __init__(self, inputs: TypedInput, hidden: int, classes: int, layers: int, heads: int, dropout: float, slope: float):
+        super().__init__()
+        self.inputs = inputs
+        dims = [hidden] + [hidden * heads] * layers
+        plain = {"edge_types": 0, "edge_dim": 0, "dropout": dropout, "slope": slope, "residual": False, "beta": 0.0,
+                 "type_embedding": False, "bias": True}
+        self.convs = nn.ModuleList(SimpleHGNConv(dims[i], hidden, heads, activation=True, **plain) for i in range(layers))
+        self.convs.append(SimpleHGNConv(dims[-1], classes, 1, activation=False, **plain))
+
+    def forward(self, features: list[torch.Tensor | None], adj: torch.Tensor, graph: dict) -> torch.Tensor:
+        h = self.inputs(features)
+        for conv in self.convs:
+            h = conv(h, graph, None)[0].flatten(1)
+        return h
 
 
 class SimpleHGN(nn.Module):
@@ -152,25 +149,31 @@ class SimpleHGN(nn.Module):
         h = self.inputs(features)
         attention = None
         for conv in self.convs[:-1]:
-            out, attention = conv(h, graph["edge_index"], graph["edge_type"], attention if self.beta else None)
+            out, attention = conv(h, graph, attention if self.beta else None)
             h = out.flatten(1)
-        out, _ = self.convs[-1](h, graph["edge_index"], graph["edge_type"], None)
+        out, _ = self.convs[-1](h, graph, None)
         logits = out.mean(1)
         return F.normalize(logits, p=2, dim=-1, eps=1e-12) if self.l2_norm else logits
 
 
 class HAN(nn.Module):
-    """HAN on meta-path graphs through PyG's ``HANConv`` (node-level attention per meta-path, semantic
-    attention across them), then a linear classifier; target-type features only."""
+    """HAN as HGB's DGL code has it: one GAT layer per meta-path graph (``heads`` heads of ``hidden``, ELU,
+    slope 0.2, a bias), semantic attention over the meta-paths (``Linear(heads x hidden, 128)``, tanh,
+    ``Linear(128, 1)`` averaged over nodes, softmax), then a linear classifier; target features only."""
 
     def __init__(self, in_dim: int, hidden: int, heads: int, classes: int, metapaths: list[str], dropout: float,
-                 target: str):
+                 semantic: int = 128, slope: float = 0.2):
         super().__init__()
-        self.target = target
-        metadata = ([target], [(target, name, target) for name in metapaths])
-        self.conv = HANConv({target: in_dim}, hidden * heads, metadata, heads=heads, dropout=dropout)
+        plain = {"edge_types": 0, "edge_dim": 0, "dropout": dropout, "slope": slope, "residual": False, "beta": 0.0,
+                 "type_embedding": False, "bias": True, "activation": True}
+        self.metapaths = list(metapaths)
+        self.convs = nn.ModuleDict({name: SimpleHGNConv(in_dim, hidden, heads, **plain) for name in self.metapaths})
+        self.semantic = nn.Sequential(nn.Linear(hidden * heads, semantic), nn.Tanh(), nn.Linear(semantic, 1, bias=False))
         self.out = nn.Linear(hidden * heads, classes)
 
     def forward(self, features: list[torch.Tensor | None], adj: torch.Tensor, graph: dict) -> torch.Tensor:
-        h = self.conv({self.target: graph["target_x"]}, graph["metapath_edges"])[self.target]
-        return self.out(h)
+        """``graph["metapaths"][name]``: each meta-path graph as ``SimpleHGNConv`` takes it."""
+        x = graph["target_x"]
+        z = torch.stack([self.convs[name](x, graph["metapaths"][name], None)[0].flatten(1) for name in self.metapaths], dim=1)
+        weights = torch.softmax(self.semantic(z).mean(0), dim=0)  # (meta-paths, 1)
+        return self.out((weights.unsqueeze(0) * z).sum(1))

@@ -1,0 +1,280 @@
+"""Many small full-batch trainings run as one model: the members of a batch share the graph products
+but each has its own initial weights, dropout masks (from its own generator), learning rate, weight
+decay, dropout rates, early stopping and restored best weights; a member that stops leaves the batch.
+
+Models are functions of a parameter dict whose tensors carry the member axis first, so the batch
+shrinks by indexing. Hidden activations are ``[members, nodes, features]``; sparse node features go
+through ``graphrepro.sparse.attention_sum`` with each member's dropped-out copy of the non-zeros only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.nn import functional as F
+
+from graphrepro import sparse
+
+Params = dict[str, torch.Tensor]
+
+
+@dataclass
+class Graph:
+    """What the models read: sparse features (CSR by node), the GCN matrix and the FAGCN edges."""
+
+    num_nodes: int
+    features: dict[str, torch.Tensor]  # CSR structure of X (rows nodes, cols features) and its values
+    feature_values: torch.Tensor
+    adj: torch.Tensor  # D^-1/2 (A + I) D^-1/2, sparse, row = destination
+    edge_index: torch.Tensor  # without self-loops, sorted by destination
+    edges: dict[str, torch.Tensor]  # CSR structure of edge_index
+    degree_norm: torch.Tensor  # d^-1/2 per edge (destination and source), degrees clamped at 1
+
+    @property
+    def num_features(self) -> int:
+        """Columns of the feature matrix."""
+        return int(self.features["shape"][1])
+
+
+def make_graph(x: torch.Tensor, edge_index: torch.Tensor) -> Graph:
+    """A ``Graph`` from dense or sparse features and an undirected edge list (self-loops dropped)."""
+    n = x.shape[0]
+    x = x.to_sparse_coo().coalesce() if not x.is_sparse else x.coalesce()
+    rows, cols = x.indices()
+    order = sparse.sort_by_destination(torch.stack([cols, rows]), max(n, x.shape[1]))
+    features = sparse.csr_structure(torch.stack([cols[order], rows[order]]), n, x.shape[1])
+    edge_index = edge_index[:, edge_index[0] != edge_index[1]]
+    edge_index = torch.unique(torch.cat([edge_index, edge_index.flip(0)], dim=1), dim=1)
+    edge_index = edge_index[:, sparse.sort_by_destination(edge_index, n)]
+    loops = torch.arange(n)
+    with_loops = torch.cat([edge_index, torch.stack([loops, loops])], dim=1)
+    degree = torch.bincount(with_loops[1], minlength=n).float()
+    weight = degree[with_loops[0]].rsqrt() * degree[with_loops[1]].rsqrt()
+    adj = torch.sparse_coo_tensor(with_loops.flip(0), weight, (n, n)).coalesce()
+    plain = torch.bincount(edge_index[1], minlength=n).clamp(min=1).float().rsqrt()
+    return Graph(n, features, x.values()[order].float(), adj, edge_index, sparse.csr_structure(edge_index, n),
+                 plain[edge_index[1]] * plain[edge_index[0]])
+
+
+class Members:
+    """Each member's generators: one for initial weights, one for dropout masks, seeded by its seed."""
+
+    def __init__(self, seeds: list[int]):
+        self.seeds = list(seeds)
+        self.init = [torch.Generator().manual_seed(s) for s in self.seeds]
+        self.masks = [torch.Generator().manual_seed(s + 1_000_003) for s in self.seeds]
+
+    def glorot(self, rows: int, cols: int) -> torch.Tensor:
+        """Xavier-uniform ``[members, rows, cols]``."""
+        bound = math.sqrt(6.0 / (rows + cols))
+        return torch.stack([torch.empty(rows, cols).uniform_(-bound, bound, generator=g) for g in self.init])
+
+    def keep(self, shape: tuple[int, ...], rates: torch.Tensor, active: list[int]) -> torch.Tensor:
+        """Inverted-dropout multipliers ``[len(active), *shape]``: 0 or 1 / (1 - rate), member by member."""
+        masks = [(torch.rand(shape, generator=self.masks[i]) >= rate).float() / (1 - rate) if rate > 0 else torch.ones(shape)
+                 for i, rate in zip(active, rates.tolist())]
+        return torch.stack(masks)
+
+
+def _dropout(h: torch.Tensor, rates: torch.Tensor, members: Members, active: list[int], training: bool) -> torch.Tensor:
+    if not training or not bool((rates > 0).any()):
+        return h
+    return h * members.keep(tuple(h.shape[1:]), rates, active).to(h.device)
+
+
+def _sparse_input(graph: Graph, weight: torch.Tensor, rates: torch.Tensor, members: Members, active: list[int],
+                  training: bool) -> torch.Tensor:
+    """Dropped-out sparse features times each member's weight: ``[members, nodes, out]``."""
+    values = graph.feature_values.unsqueeze(0).expand(weight.shape[0], -1)
+    values = _dropout(values, rates, members, active, training)
+    return sparse.attention_sum(values.t(), weight.permute(1, 0, 2), graph.features).permute(1, 0, 2)
+
+
+def _propagate(adj: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    s, n, d = h.shape
+    return torch.sparse.mm(adj, h.permute(1, 0, 2).reshape(n, s * d)).view(n, s, d).permute(1, 0, 2)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A stacked model: ``init(members, in_dim, hidden, classes)`` and ``forward(params, graph, hyper,
+    members, active, training)`` -> logits ``[members, nodes, classes]``."""
+
+    name: str
+    init: Callable[[Members, int, int, int], Params]
+    forward: Callable[..., torch.Tensor]
+
+
+def _two_layer_init(members: Members, in_dim: int, hidden: int, classes: int) -> Params:
+    s = len(members.seeds)
+    return {"w1": members.glorot(in_dim, hidden), "b1": torch.zeros(s, 1, hidden),
+            "w2": members.glorot(hidden, classes), "b2": torch.zeros(s, 1, classes)}
+
+
+def _mlp(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
+         training: bool, propagate: bool = False) -> torch.Tensor:
+    h = _sparse_input(graph, params["w1"], hyper["input_dropout"], members, active, training)
+    h = F.relu((_propagate(graph.adj, h) if propagate else h) + params["b1"])
+    h = torch.bmm(_dropout(h, hyper["dropout"], members, active, training), params["w2"])
+    return (_propagate(graph.adj, h) if propagate else h) + params["b2"]
+
+
+def _gcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
+         training: bool) -> torch.Tensor:
+    return _mlp(params, graph, hyper, members, active, training, propagate=True)
+
+
+def _fagcn_init(members: Members, in_dim: int, hidden: int, classes: int, layers: int = 2) -> Params:
+    params = _two_layer_init(members, in_dim, hidden, classes)
+    for i in range(layers):
+        gate = members.glorot(2 * hidden, 1)
+        params[f"gate_dst{i}"], params[f"gate_src{i}"] = gate[:, :hidden].contiguous(), gate[:, hidden:].contiguous()
+        params[f"gate_b{i}"] = torch.zeros(len(members.seeds), 1, 1)
+    return params
+
+
+def _fagcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
+           training: bool) -> torch.Tensor:
+    """FAGCN (Bo et al. 2021): ``raw = dropout(ReLU(x W1 + b1))``; per layer, signed edge gates
+    ``tanh(g_dst h_i + g_src h_j + b)`` scaled by ``d_i^-1/2 d_j^-1/2`` and dropped out, summed over
+    neighbours, plus ``eps * raw``; then ``W2``."""
+    h = F.relu(_sparse_input(graph, params["w1"], hyper["input_dropout"], members, active, training) + params["b1"])
+    raw = h = _dropout(h, hyper["dropout"], members, active, training)
+    src, dst = graph.edge_index
+    layers = sum(1 for k in params if k.startswith("gate_b"))
+    for i in range(layers):
+        score_dst = torch.bmm(h, params[f"gate_dst{i}"]).squeeze(-1)  # [S, N]
+        score_src = torch.bmm(h, params[f"gate_src{i}"]).squeeze(-1)
+        gates = torch.tanh(score_dst[:, dst] + score_src[:, src] + params[f"gate_b{i}"].view(-1, 1)) * graph.degree_norm
+        gates = _dropout(gates, hyper["dropout"], members, active, training)
+        h = sparse.attention_sum(gates.t(), h.permute(1, 0, 2), graph.edges).permute(1, 0, 2) + hyper["eps"].view(-1, 1, 1) * raw
+    return torch.bmm(h, params["w2"]) + params["b2"]
+
+
+MODELS = {
+    "MLP": Model("MLP", _two_layer_init, _mlp),
+    "GCN": Model("GCN", _two_layer_init, _gcn),
+    "FAGCN": Model("FAGCN", _fagcn_init, _fagcn),
+}
+
+
+@dataclass
+class Adam:
+    """``torch.optim.Adam`` (L2 weight decay added to the gradient) with a learning rate and weight decay
+    per member; its moments shrink with the batch."""
+
+    lr: torch.Tensor
+    weight_decay: torch.Tensor
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+    step_count: int = 0
+    moments: dict[str, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
+
+    def step(self, params: Params, grads: Params) -> None:
+        """One update of every parameter in place."""
+        self.step_count += 1
+        beta1, beta2 = self.betas
+        correction1, correction2 = 1 - beta1**self.step_count, 1 - beta2**self.step_count
+        for name, p in params.items():
+            shape = (-1,) + (1,) * (p.dim() - 1)
+            grad = grads[name] + self.weight_decay.view(shape) * p
+            m, v = self.moments.get(name, (torch.zeros_like(p), torch.zeros_like(p)))
+            m = m.lerp(grad, 1 - beta1)
+            v = v * beta2 + grad * grad * (1 - beta2)
+            self.moments[name] = (m, v)
+            denom = v.sqrt() / math.sqrt(correction2) + self.eps
+            p.sub_((self.lr.view(shape) / correction1) * m / denom)
+
+    def keep(self, index: torch.Tensor) -> None:
+        """Keep only the members at ``index``."""
+        self.lr, self.weight_decay = self.lr[index], self.weight_decay[index]
+        self.moments = {k: (m[index], v[index]) for k, (m, v) in self.moments.items()}
+
+
+@dataclass
+class MemberResult:
+    """One member's outcome: metrics at its best validation-loss epoch, with its weights then."""
+
+    best_epoch: int = -1
+    epochs_run: int = 0
+    val_loss: float = math.inf
+    val_acc: float = 0.0
+    best_params: Params | None = None
+    losses: list[float] = field(default_factory=list)  # training loss at every epoch it trained
+    counter: int = 0
+
+
+def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return (logits.argmax(-1) == y).float().mean(-1)
+
+
+def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
+          seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss",
+          params: Params | None = None) -> tuple[list[MemberResult], Params]:
+    """Train every member (``hyper``: per-member tensors ``lr``, ``weight_decay``, ``dropout``,
+    ``input_dropout``, and ``eps`` for FAGCN) on ``split["train"]`` until ``patience`` evaluations without
+    a lower validation loss (``stop_on="loss_acc"``: nor a higher validation accuracy); returns each
+    member's result and the stacked best weights."""
+    members = Members(seeds)
+    classes = int(y.max()) + 1
+    params = model.init(members, graph.num_features, hidden, classes) if params is None else params
+    params = {k: v.clone().requires_grad_(True) for k, v in params.items()}
+    optimiser = Adam(hyper["lr"].clone(), hyper["weight_decay"].clone())
+    hyper = {k: v.clone() for k, v in hyper.items()}
+    results = [MemberResult() for _ in seeds]
+    best = {k: v.detach().clone() for k, v in params.items()}
+    active = list(range(len(seeds)))
+    best_acc = torch.zeros(len(seeds))
+    train_idx, val_idx = split["train"], split["valid"]
+    for epoch in range(max_epochs):
+        logits = model.forward(params, graph, hyper, members, active, True)
+        losses = torch.stack([F.cross_entropy(logits[i][train_idx], y[train_idx]) for i in range(len(active))])
+        grads = torch.autograd.grad(losses.sum(), list(params.values()))
+        losses = losses.detach()
+        with torch.no_grad():
+            optimiser.step(params, dict(zip(params, grads)))
+            logits = model.forward(params, graph, hyper, members, active, False)
+            val_loss = torch.stack([F.cross_entropy(logits[i][val_idx], y[val_idx]) for i in range(len(active))])
+            val_acc = _accuracy(logits[:, val_idx], y[val_idx])
+        stopped = []
+        for row, member in enumerate(active):
+            r = results[member]
+            r.losses.append(float(losses[row]))
+            r.epochs_run = epoch + 1
+            loss, acc = float(val_loss[row]), float(val_acc[row])
+            improved = loss < r.val_loss or (stop_on == "loss_acc" and acc > float(best_acc[member]))
+            best_acc[member] = max(float(best_acc[member]), acc)
+            if loss < r.val_loss:
+                r.val_loss, r.val_acc, r.best_epoch = loss, acc, epoch
+                for k, v in params.items():
+                    best[k][member] = v.detach()[row]
+            r.counter = 0 if improved else r.counter + 1
+            if r.counter >= patience or not math.isfinite(float(losses[row])):
+                stopped.append(row)
+        if stopped:
+            keep = torch.tensor([row for row in range(len(active)) if row not in stopped], dtype=torch.long)
+            active = [active[row] for row in keep.tolist()]
+            if not active:
+                break
+            params = {k: v.detach()[keep].requires_grad_(True) for k, v in params.items()}
+            optimiser.keep(keep)
+            hyper = {k: v[keep] for k, v in hyper.items()}
+    return results, best
+
+
+def evaluate(model: Model, params: Params, graph: Graph, y: torch.Tensor, index: torch.Tensor,
+             hyper: dict[str, torch.Tensor], seeds: list[int]) -> torch.Tensor:
+    """Each member's accuracy on ``index`` with ``params`` (no dropout)."""
+    with torch.no_grad():
+        logits = model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False)
+    return _accuracy(logits[:, index], y[index])
+
+
+def hyper_tensors(configs: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
+    """Per-member hyperparameter tensors from run configs (``eps`` 0 where a config has none)."""
+    names = ("lr", "weight_decay", "dropout", "input_dropout", "eps")
+    return {n: torch.tensor([float(c.get(n, 0.0)) for c in configs]) for n in names}

@@ -1,0 +1,80 @@
+"""Sparse products with one set of values per block (attention heads, or the members of a batch of
+runs): a graph's CSR structure repeated down the diagonal of one sparse matrix, so every block's
+weighted sum over its rows runs in one sparse-dense product and no edges x blocks x channels tensor of
+messages is ever formed. The backward is the transposed product and a sampled dense product."""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+
+def sort_by_destination(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
+    """The permutation that orders edges by (destination, source), the order ``csr_structure`` wants."""
+    return torch.argsort(edge_index[1] * num_nodes + edge_index[0])
+
+
+def csr_structure(edge_index: torch.Tensor, rows: int, cols: int | None = None) -> dict[str, torch.Tensor]:
+    """Row pointers of the matrix with an entry (destination, source) per edge and of its transpose, for
+    edges already sorted by destination: ``t_order`` lists the edges by source, ``t_col`` their
+    destinations in that order. ``cols`` (default ``rows``) counts the sources."""
+    cols = rows if cols is None else cols
+    src, dst = edge_index
+    t_order = torch.argsort(src * rows + dst)
+    counts = (torch.bincount(dst, minlength=rows), torch.bincount(src, minlength=cols))
+    pointers = [torch.cat([torch.zeros(1, dtype=torch.long, device=c.device), c.cumsum(0)]) for c in counts]
+    return {"crow": pointers[0], "col": src, "t_crow": pointers[1], "t_col": dst[t_order], "t_order": t_order,
+            "shape": torch.tensor([rows, cols])}
+
+
+def _csr(crow: torch.Tensor, col: torch.Tensor, values: torch.Tensor, shape: tuple[int, int]) -> torch.Tensor:
+    with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
+        warnings.simplefilter("ignore")
+        return torch.sparse_csr_tensor(crow, col, values, shape)
+
+
+def _blocks(pointer: torch.Tensor, index: torch.Tensor, blocks: int, entries: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """One CSR structure repeated ``blocks`` times down the diagonal (``width`` columns per block)."""
+    shift = torch.arange(blocks, device=pointer.device).unsqueeze(1)
+    crow = torch.cat([(pointer[:-1] + shift * entries).flatten(), pointer.new_tensor([blocks * entries])])
+    return crow, (index + shift * width).flatten()
+
+
+class _BlockProduct(torch.autograd.Function):
+    """``out[r, b] = sum over entries (r, c) of values[e, b] x[c, b]`` for every block ``b`` at once."""
+
+    @staticmethod
+    def forward(ctx, values, x, csr):  # values (E, B) in CSR order, x (cols, B, C)
+        (entries, blocks), channels = values.shape, x.shape[2]
+        rows, cols = (int(v) for v in csr["shape"])
+        crow, col = _blocks(csr["crow"], csr["col"], blocks, entries, cols)
+        flat = values.t().reshape(-1)
+        dense = x.permute(1, 0, 2).reshape(blocks * cols, channels)
+        ctx.save_for_backward(flat, dense)
+        ctx.csr, ctx.sizes = csr, (entries, blocks, rows, cols, channels)
+        out = _csr(crow, col, flat, (blocks * rows, blocks * cols)) @ dense
+        return out.view(blocks, rows, channels).permute(1, 0, 2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        flat, dense = ctx.saved_tensors
+        csr, (entries, blocks, rows, cols, channels) = ctx.csr, ctx.sizes
+        grad = grad.permute(1, 0, 2).reshape(blocks * rows, channels)
+        grad_values = grad_x = None
+        if ctx.needs_input_grad[0]:
+            crow, col = _blocks(csr["crow"], csr["col"], blocks, entries, cols)
+            pattern = _csr(crow, col, torch.zeros_like(flat), (blocks * rows, blocks * cols))
+            grad_values = torch.sparse.sampled_addmm(pattern, grad, dense.t(), beta=0.0).values().view(blocks, entries).t()
+        if ctx.needs_input_grad[1]:
+            t_crow, t_col = _blocks(csr["t_crow"], csr["t_col"], blocks, entries, rows)
+            order = (csr["t_order"] + torch.arange(blocks, device=flat.device).unsqueeze(1) * entries).flatten()
+            transposed = _csr(t_crow, t_col, flat[order], (blocks * cols, blocks * rows))
+            grad_x = (transposed @ grad).view(blocks, cols, channels).permute(1, 0, 2)
+        return grad_values, grad_x, None
+
+
+def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Weighted sum of source rows at each destination, one weight per entry and block: ``values``
+    (entries, blocks) in CSR order, ``x`` (sources, blocks, channels) -> (destinations, blocks, channels)."""
+    return _BlockProduct.apply(values, x, csr)

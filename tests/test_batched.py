@@ -1,0 +1,121 @@
+"""The batched trainer against one-at-a-time training: torch.optim.Adam on plain modules, member by
+member; a member's run does not depend on the batch it trains in; stopped members leave the batch."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.nn import functional as F
+from torch_geometric.nn import GCNConv
+
+from graphrepro import batched
+
+
+@pytest.fixture
+def toy():
+    g = torch.Generator().manual_seed(0)
+    n, f, classes = 40, 12, 3
+    x = (torch.rand(n, f, generator=g) < 0.3).float()
+    x = x / x.sum(1, keepdim=True).clamp(min=1)
+    edges = torch.randint(0, n, (2, 120), generator=g)
+    y = (x @ torch.randn(f, classes, generator=g)).argmax(1)  # learnable from the features
+    perm = torch.randperm(n, generator=g)
+    split = {"train": perm[:20], "valid": perm[20:30], "test": perm[30:]}
+    return x, edges, y, split
+
+
+def _reference_losses(model: str, x, edges, y, split, params, lr, wd, epochs, eps=0.0) -> list[float]:
+    """One MLP or FAGCN member, written with plain tensors and torch's own optimiser."""
+    w1, b1, w2, b2 = (params[k].clone().requires_grad_(True) for k in ("w1", "b1", "w2", "b2"))
+    extra = [params[k].clone().requires_grad_(True) for k in sorted(params) if k.startswith("gate")]
+    graph = batched.make_graph(x, edges)
+    optimiser = torch.optim.Adam([w1, b1, w2, b2, *extra], lr=lr, weight_decay=wd)
+    losses = []
+    for _ in range(epochs):
+        optimiser.zero_grad()
+        if model == "MLP":
+            logits = F.relu(x @ w1[0] + b1[0]) @ w2[0] + b2[0]
+        else:
+            named = dict(zip(sorted(k for k in params if k.startswith("gate")), extra))
+            raw = h = F.relu(x @ w1[0] + b1[0])
+            src, dst = graph.edge_index
+            for i in range(2):
+                gate = torch.tanh(h[dst] @ named[f"gate_dst{i}"][0] + h[src] @ named[f"gate_src{i}"][0] + named[f"gate_b{i}"][0, 0])
+                h = torch.zeros_like(h).index_add(0, dst, (gate.squeeze(-1) * graph.degree_norm).unsqueeze(-1) * h[src]) + eps * raw
+            logits = h @ w2[0] + b2[0]
+        loss = F.cross_entropy(logits[split["train"]], y[split["train"]])
+        loss.backward()
+        optimiser.step()
+        losses.append(float(loss))
+    return losses
+
+
+@pytest.mark.parametrize("model", ["MLP", "GCN", "FAGCN"])
+def test_each_member_matches_one_at_a_time_training(toy, model):
+    """Dropout off, the same initial weights: a member's losses match torch's Adam on plain layers to 1e-5,
+    with learning rate, weight decay and eps differing between members of one batch."""
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    configs = [{"lr": 0.01, "weight_decay": 5e-4, "eps": 0.3}, {"lr": 0.05, "weight_decay": 0.0, "eps": 0.7},
+               {"lr": 0.002, "weight_decay": 1e-2, "eps": 0.1}]
+    hyper = batched.hyper_tensors(configs)
+    seeds = [0, 1, 2]
+    params = batched.MODELS[model].init(batched.Members(seeds), x.shape[1], 8, 3)
+    results, _ = batched.train(batched.MODELS[model], graph, y, split, hyper, seeds, 8, max_epochs=25, patience=1000,
+                               params=params)
+    for i, c in enumerate(configs):
+        one = {k: v[i : i + 1] for k, v in params.items()}
+        if model == "GCN":
+            reference = _gcn_reference(x, edges, y, split, one, c["lr"], c["weight_decay"], 25)
+        else:
+            reference = _reference_losses(model, x, edges, y, split, one, c["lr"], c["weight_decay"], 25, c["eps"])
+        torch.testing.assert_close(torch.tensor(results[i].losses), torch.tensor(reference), atol=1e-5, rtol=1e-5)
+
+
+def _gcn_reference(x, edges, y, split, params, lr, wd, epochs) -> list[float]:
+    """Kipf's GCN from PyG's ``GCNConv`` layers (bias off: our biases are added after propagation, as theirs)."""
+    undirected = torch.unique(torch.cat([edges, edges.flip(0)], dim=1), dim=1)
+    undirected = undirected[:, undirected[0] != undirected[1]]
+    first, second = GCNConv(x.shape[1], 8), GCNConv(8, 3)
+    with torch.no_grad():
+        first.lin.weight.copy_(params["w1"][0].t())
+        first.bias.copy_(params["b1"][0, 0])
+        second.lin.weight.copy_(params["w2"][0].t())
+        second.bias.copy_(params["b2"][0, 0])
+    optimiser = torch.optim.Adam([*first.parameters(), *second.parameters()], lr=lr, weight_decay=wd)
+    losses = []
+    for _ in range(epochs):
+        optimiser.zero_grad()
+        logits = second(F.relu(first(x, undirected)), undirected)
+        loss = F.cross_entropy(logits[split["train"]], y[split["train"]])
+        loss.backward()
+        optimiser.step()
+        losses.append(float(loss))
+    return losses
+
+
+@pytest.mark.parametrize("model", ["MLP", "GCN", "FAGCN"])
+def test_a_member_trains_the_same_alone_and_in_a_batch(toy, model):
+    """Dropout on: each member's masks come from its own generator, so its run does not depend on the batch."""
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    configs = [{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.2, "eps": 0.3},
+               {"lr": 0.05, "weight_decay": 0.0, "dropout": 0.2, "input_dropout": 0.8, "eps": 0.5}]
+    together, _ = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs), [3, 4], 8, 30, 1000)
+    alone, _ = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs[1:]), [4], 8, 30, 1000)
+    torch.testing.assert_close(torch.tensor(together[1].losses), torch.tensor(alone[0].losses), atol=1e-6, rtol=1e-6)
+
+
+def test_stopped_members_leave_the_batch_and_keep_their_best_weights(toy):
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    configs = [{"lr": 0.5, "weight_decay": 0.0}, {"lr": 0.01, "weight_decay": 0.0}]  # the first overfits fast
+    results, best = batched.train(batched.MODELS["GCN"], graph, y, split, batched.hyper_tensors(configs), [0, 1], 8,
+                                  max_epochs=300, patience=10)
+    fast, slow = results
+    for r in results:  # stopped 10 evaluations after the best one, unless it reached the epoch cap
+        assert r.epochs_run == min(r.best_epoch + 11, 300) and len(r.losses) == r.epochs_run
+    assert fast.epochs_run < slow.epochs_run  # the second kept training after the first left the batch
+    accuracy = batched.evaluate(batched.MODELS["GCN"], best, graph, y, split["valid"], batched.hyper_tensors(configs), [0, 1])
+    assert accuracy[0] == pytest.approx(fast.val_acc)  # the restored weights are the best epoch's
+    assert accuracy[1] == pytest.approx(slow.val_acc)
