@@ -29,7 +29,8 @@ class Graph:
     num_nodes: int
     features: dict[str, torch.Tensor]  # CSR structure of X (rows nodes, cols features) and its values
     feature_values: torch.Tensor
-    adj: torch.Tensor  # D^-1/2 (A + I) D^-1/2, sparse, row = destination
+    adj: dict[str, torch.Tensor]  # CSR structure of A + I (row = destination)
+    adj_values: torch.Tensor  # D^-1/2 (A + I) D^-1/2 in that order
     edge_index: torch.Tensor  # without self-loops, sorted by destination
     edges: dict[str, torch.Tensor]  # CSR structure of edge_index
     degree_norm: torch.Tensor  # d^-1/2 per edge (destination and source), degrees clamped at 1
@@ -52,11 +53,12 @@ def make_graph(x: torch.Tensor, edge_index: torch.Tensor) -> Graph:
     edge_index = edge_index[:, sparse.sort_by_destination(edge_index, n)]
     loops = torch.arange(n)
     with_loops = torch.cat([edge_index, torch.stack([loops, loops])], dim=1)
+    with_loops = with_loops[:, sparse.sort_by_destination(with_loops, n)]
     degree = torch.bincount(with_loops[1], minlength=n).float()
     weight = degree[with_loops[0]].rsqrt() * degree[with_loops[1]].rsqrt()
-    adj = torch.sparse_coo_tensor(with_loops.flip(0), weight, (n, n)).coalesce()
     plain = torch.bincount(edge_index[1], minlength=n).clamp(min=1).float().rsqrt()
-    return Graph(n, features, x.values()[order].float(), adj, edge_index, sparse.csr_structure(edge_index, n),
+    return Graph(n, features, x.values()[order].float(), sparse.csr_structure(with_loops, n), weight, edge_index,
+                 sparse.csr_structure(edge_index, n),
                  plain[edge_index[1]] * plain[edge_index[0]])
 
 
@@ -81,6 +83,7 @@ class Members:
 
 
 def _dropout(h: torch.Tensor, rates: torch.Tensor, members: Members, active: list[int], training: bool) -> torch.Tensor:
+    """Inverted dropout on ``[members, ...]`` with member s's mask from its own generator."""
     if not training or not bool((rates > 0).any()):
         return h
     return h * members.keep(tuple(h.shape[1:]), rates, active).to(h.device)
@@ -88,15 +91,20 @@ def _dropout(h: torch.Tensor, rates: torch.Tensor, members: Members, active: lis
 
 def _sparse_input(graph: Graph, weight: torch.Tensor, rates: torch.Tensor, members: Members, active: list[int],
                   training: bool) -> torch.Tensor:
-    """Dropped-out sparse features times each member's weight: ``[members, nodes, out]``."""
-    values = graph.feature_values.unsqueeze(0).expand(weight.shape[0], -1)
-    values = _dropout(values, rates, members, active, training)
-    return sparse.attention_sum(values.t(), weight.permute(1, 0, 2), graph.features).permute(1, 0, 2)
+    """Each member's dropped-out sparse features times its weight ``[S, F, H]``: ``[S, nodes, H]`` (the
+    product runs member by member as diagonal blocks, so each member's weight stays in cache)."""
+    values = _dropout(graph.feature_values.expand(weight.shape[0], -1), rates, members, active, training)
+    return sparse.block_sum(values, weight, graph.features)
 
 
-def _propagate(adj: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-    s, n, d = h.shape
-    return torch.sparse.mm(adj, h.permute(1, 0, 2).reshape(n, s * d)).view(n, s, d).permute(1, 0, 2)
+def _propagate(graph: Graph, h: torch.Tensor) -> torch.Tensor:
+    """``D^-1/2 (A + I) D^-1/2`` times every member's features ``[S, nodes, H]``, one diagonal block each."""
+    return sparse.block_sum(graph.adj_values.expand(h.shape[0], -1), h, graph.adj)
+
+
+def _linear(h: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """``[S, nodes, in]`` times each member's ``[in, out]``: ``[S, nodes, out]``."""
+    return torch.einsum("sni,sio->sno", h, weight)
 
 
 @dataclass(frozen=True)
@@ -118,9 +126,9 @@ def _two_layer_init(members: Members, in_dim: int, hidden: int, classes: int) ->
 def _mlp(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
          training: bool, propagate: bool = False) -> torch.Tensor:
     h = _sparse_input(graph, params["w1"], hyper["input_dropout"], members, active, training)
-    h = F.relu((_propagate(graph.adj, h) if propagate else h) + params["b1"])
-    h = torch.bmm(_dropout(h, hyper["dropout"], members, active, training), params["w2"])
-    return (_propagate(graph.adj, h) if propagate else h) + params["b2"]
+    h = F.relu((_propagate(graph, h) if propagate else h) + params["b1"])
+    h = _linear(_dropout(h, hyper["dropout"], members, active, training), params["w2"])
+    return (_propagate(graph, h) if propagate else h) + params["b2"]
 
 
 def _gcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
@@ -133,7 +141,7 @@ def _fagcn_init(members: Members, in_dim: int, hidden: int, classes: int, layers
     for i in range(layers):
         gate = members.glorot(2 * hidden, 1)
         params[f"gate_dst{i}"], params[f"gate_src{i}"] = gate[:, :hidden].contiguous(), gate[:, hidden:].contiguous()
-        params[f"gate_b{i}"] = torch.zeros(len(members.seeds), 1, 1)
+        params[f"gate_b{i}"] = torch.zeros(len(members.seeds), 1)
     return params
 
 
@@ -147,12 +155,11 @@ def _fagcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members
     src, dst = graph.edge_index
     layers = sum(1 for k in params if k.startswith("gate_b"))
     for i in range(layers):
-        score_dst = torch.bmm(h, params[f"gate_dst{i}"]).squeeze(-1)  # [S, N]
-        score_src = torch.bmm(h, params[f"gate_src{i}"]).squeeze(-1)
-        gates = torch.tanh(score_dst[:, dst] + score_src[:, src] + params[f"gate_b{i}"].view(-1, 1)) * graph.degree_norm
+        score_dst, score_src = torch.bmm(h, params[f"gate_dst{i}"]), torch.bmm(h, params[f"gate_src{i}"])  # [S, N, 1]
+        gates = torch.tanh(score_dst[:, dst, 0] + score_src[:, src, 0] + params[f"gate_b{i}"]) * graph.degree_norm
         gates = _dropout(gates, hyper["dropout"], members, active, training)
-        h = sparse.attention_sum(gates.t(), h.permute(1, 0, 2), graph.edges).permute(1, 0, 2) + hyper["eps"].view(-1, 1, 1) * raw
-    return torch.bmm(h, params["w2"]) + params["b2"]
+        h = sparse.block_sum(gates, h, graph.edges) + hyper["eps"].view(-1, 1, 1) * raw
+    return _linear(h, params["w2"]) + params["b2"]
 
 
 MODELS = {
@@ -212,6 +219,11 @@ def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return (logits.argmax(-1) == y).float().mean(-1)
 
 
+def _losses(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Each member's mean cross-entropy: logits ``[S, nodes, classes]`` -> ``[S]``."""
+    return F.cross_entropy(logits.permute(1, 2, 0), y.unsqueeze(1).expand(-1, logits.shape[0]), reduction="none").mean(0)
+
+
 def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
           seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss",
           params: Params | None = None) -> tuple[list[MemberResult], Params]:
@@ -228,32 +240,29 @@ def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Te
     results = [MemberResult() for _ in seeds]
     best = {k: v.detach().clone() for k, v in params.items()}
     active = list(range(len(seeds)))
-    best_acc = torch.zeros(len(seeds))
+    best_acc = [0.0] * len(seeds)
     train_idx, val_idx = split["train"], split["valid"]
     for epoch in range(max_epochs):
         logits = model.forward(params, graph, hyper, members, active, True)
-        losses = torch.stack([F.cross_entropy(logits[i][train_idx], y[train_idx]) for i in range(len(active))])
+        losses = _losses(logits[:, train_idx], y[train_idx])
         grads = torch.autograd.grad(losses.sum(), list(params.values()))
-        losses = losses.detach()
         with torch.no_grad():
             optimiser.step(params, dict(zip(params, grads)))
-            logits = model.forward(params, graph, hyper, members, active, False)
-            val_loss = torch.stack([F.cross_entropy(logits[i][val_idx], y[val_idx]) for i in range(len(active))])
-            val_acc = _accuracy(logits[:, val_idx], y[val_idx])
+            logits = model.forward(params, graph, hyper, members, active, False)[:, val_idx]
+            val_loss, val_acc = _losses(logits, y[val_idx]).tolist(), _accuracy(logits, y[val_idx]).tolist()
         stopped = []
-        for row, member in enumerate(active):
+        for row, (member, loss, acc, train_loss) in enumerate(zip(active, val_loss, val_acc, losses.tolist())):
             r = results[member]
-            r.losses.append(float(losses[row]))
+            r.losses.append(train_loss)
             r.epochs_run = epoch + 1
-            loss, acc = float(val_loss[row]), float(val_acc[row])
-            improved = loss < r.val_loss or (stop_on == "loss_acc" and acc > float(best_acc[member]))
-            best_acc[member] = max(float(best_acc[member]), acc)
+            improved = loss < r.val_loss or (stop_on == "loss_acc" and acc > best_acc[member])
+            best_acc[member] = max(best_acc[member], acc)
             if loss < r.val_loss:
                 r.val_loss, r.val_acc, r.best_epoch = loss, acc, epoch
                 for k, v in params.items():
                     best[k][member] = v.detach()[row]
             r.counter = 0 if improved else r.counter + 1
-            if r.counter >= patience or not math.isfinite(float(losses[row])):
+            if r.counter >= patience or not math.isfinite(train_loss):
                 stopped.append(row)
         if stopped:
             keep = torch.tensor([row for row in range(len(active)) if row not in stopped], dtype=torch.long)

@@ -42,39 +42,43 @@ def _blocks(pointer: torch.Tensor, index: torch.Tensor, blocks: int, entries: in
 
 
 class _BlockProduct(torch.autograd.Function):
-    """``out[r, b] = sum over entries (r, c) of values[e, b] x[c, b]`` for every block ``b`` at once."""
+    """``out[b, r] = sum over entries (r, c) of values[b, e] x[b, c]`` for every block ``b`` at once."""
 
     @staticmethod
-    def forward(ctx, values, x, csr):  # values (E, B) in CSR order, x (cols, B, C)
-        (entries, blocks), channels = values.shape, x.shape[2]
+    def forward(ctx, values, x, csr):  # values (B, E) in CSR order, x (B, cols, C)
+        (blocks, entries), channels = values.shape, x.shape[2]
         rows, cols = (int(v) for v in csr["shape"])
         crow, col = _blocks(csr["crow"], csr["col"], blocks, entries, cols)
-        flat = values.t().reshape(-1)
-        dense = x.permute(1, 0, 2).reshape(blocks * cols, channels)
+        flat, dense = values.reshape(-1), x.reshape(blocks * cols, channels)
         ctx.save_for_backward(flat, dense)
         ctx.csr, ctx.sizes = csr, (entries, blocks, rows, cols, channels)
-        out = _csr(crow, col, flat, (blocks * rows, blocks * cols)) @ dense
-        return out.view(blocks, rows, channels).permute(1, 0, 2)
+        return (_csr(crow, col, flat, (blocks * rows, blocks * cols)) @ dense).view(blocks, rows, channels)
 
     @staticmethod
     def backward(ctx, grad):
         flat, dense = ctx.saved_tensors
         csr, (entries, blocks, rows, cols, channels) = ctx.csr, ctx.sizes
-        grad = grad.permute(1, 0, 2).reshape(blocks * rows, channels)
+        grad = grad.reshape(blocks * rows, channels)
         grad_values = grad_x = None
         if ctx.needs_input_grad[0]:
             crow, col = _blocks(csr["crow"], csr["col"], blocks, entries, cols)
             pattern = _csr(crow, col, torch.zeros_like(flat), (blocks * rows, blocks * cols))
-            grad_values = torch.sparse.sampled_addmm(pattern, grad, dense.t(), beta=0.0).values().view(blocks, entries).t()
+            grad_values = torch.sparse.sampled_addmm(pattern, grad, dense.t(), beta=0.0).values().view(blocks, entries)
         if ctx.needs_input_grad[1]:
             t_crow, t_col = _blocks(csr["t_crow"], csr["t_col"], blocks, entries, rows)
             order = (csr["t_order"] + torch.arange(blocks, device=flat.device).unsqueeze(1) * entries).flatten()
             transposed = _csr(t_crow, t_col, flat[order], (blocks * cols, blocks * rows))
-            grad_x = (transposed @ grad).view(blocks, cols, channels).permute(1, 0, 2)
+            grad_x = (transposed @ grad).view(blocks, cols, channels)
         return grad_values, grad_x, None
 
 
-def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Weighted sum of source rows at each destination, one weight per entry and block: ``values``
-    (entries, blocks) in CSR order, ``x`` (sources, blocks, channels) -> (destinations, blocks, channels)."""
+def block_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Block-major weighted sums: ``values`` (blocks, entries) in CSR order, ``x`` (blocks, sources,
+    channels) -> (blocks, destinations, channels); each block's sum uses only its own rows of ``x``."""
     return _BlockProduct.apply(values, x, csr)
+
+
+def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Weighted sum of source rows at each destination, one weight per entry and head: ``values``
+    (entries, heads) in CSR order, ``x`` (sources, heads, channels) -> (destinations, heads, channels)."""
+    return block_sum(values.t(), x.transpose(0, 1).contiguous(), csr).transpose(0, 1)
