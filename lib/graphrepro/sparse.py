@@ -34,6 +34,13 @@ def _csr(crow: torch.Tensor, col: torch.Tensor, values: torch.Tensor, shape: tup
         return torch.sparse_csr_tensor(crow, col, values, shape)
 
 
+def _product(matrix: torch.Tensor, dense: torch.Tensor) -> torch.Tensor:
+    """``matrix @ dense`` for a CSR matrix; ``addmm`` with beta 0 into fresh memory is about 3x faster on
+    the CPU than ``@`` (which zero-fills and copies), and ignores that memory's contents."""
+    out = torch.empty(matrix.shape[0], dense.shape[1], dtype=dense.dtype, device=dense.device)
+    return torch.addmm(out, matrix, dense, beta=0.0)
+
+
 def _blocks(pointer: torch.Tensor, index: torch.Tensor, blocks: int, entries: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
     """One CSR structure repeated ``blocks`` times down the diagonal (``width`` columns per block)."""
     shift = torch.arange(blocks, device=pointer.device).unsqueeze(1)
@@ -52,7 +59,7 @@ class _BlockProduct(torch.autograd.Function):
         flat, dense = values.reshape(-1), x.reshape(blocks * cols, channels)
         ctx.save_for_backward(flat, dense)
         ctx.csr, ctx.sizes = csr, (entries, blocks, rows, cols, channels)
-        return (_csr(crow, col, flat, (blocks * rows, blocks * cols)) @ dense).view(blocks, rows, channels)
+        return _product(_csr(crow, col, flat, (blocks * rows, blocks * cols)), dense).view(blocks, rows, channels)
 
     @staticmethod
     def backward(ctx, grad):
@@ -68,7 +75,7 @@ class _BlockProduct(torch.autograd.Function):
             t_crow, t_col = _blocks(csr["t_crow"], csr["t_col"], blocks, entries, rows)
             order = (csr["t_order"] + torch.arange(blocks, device=flat.device).unsqueeze(1) * entries).flatten()
             transposed = _csr(t_crow, t_col, flat[order], (blocks * cols, blocks * rows))
-            grad_x = (transposed @ grad).view(blocks, cols, channels)
+            grad_x = _product(transposed, grad).view(blocks, cols, channels)
         return grad_values, grad_x, None
 
 
