@@ -149,8 +149,9 @@ ch2.ablation_table(pd.concat([main_runs, ablation_runs]), params)
 # %% [markdown]
 # ## Cost
 #
-# Seconds per training epoch on one CPU thread of this machine, from the records, against Micro-F1; the
-# marker's size is the peak memory of the process that trained it (the paper's Figure 2).
+# Seconds per epoch (a training step and an evaluation) on one CPU thread of this machine, from the
+# records, against Micro-F1; the marker's size is the peak memory of the process that trained it (the
+# paper's Figure 2). Records trained while other jobs shared the cores, so the times are upper bounds.
 
 # %% tags=["hide-input"]
 cost = ch2.cost_frame(main_runs, params)

@@ -266,7 +266,7 @@ def cost_figure(cost: pd.DataFrame) -> plt.Figure:
             ax.annotate(r.model, (r["seconds per epoch"], r["Micro-F1"]), textcoords="offset points", xytext=(6, 4))
         ax.set_xscale("log")
         ax.set_title(cost.dataset.iloc[0])
-    ax.set_xlabel("seconds per training epoch (one CPU thread)")
+    ax.set_xlabel("seconds per epoch, training and evaluation (one CPU thread)")
     ax.set_ylabel("test Micro-F1 (%)")
     fig.tight_layout()
     return fig
