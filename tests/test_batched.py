@@ -119,3 +119,29 @@ def test_stopped_members_leave_the_batch_and_keep_their_best_weights(toy):
     accuracy = batched.evaluate(batched.MODELS["GCN"], best, graph, y, split["valid"], batched.hyper_tensors(configs), [0, 1])
     assert accuracy[0] == pytest.approx(fast.val_acc)  # the restored weights are the best epoch's
     assert accuracy[1] == pytest.approx(slow.val_acc)
+
+
+def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monkeypatch):
+    """One model and hidden size on one fold: different learning rates and dropouts share a batch, each
+    record keeps its own setting's seeds as members, and a member's numbers match training it alone."""
+    from graphrepro.data.registry import DataUnavailable
+    from graphrepro.experiments import fair_eval
+    from graphrepro.grid import batches, run_batch
+
+    configs = [fair_eval.make_config("cora", 3, kind, "GCN", seed, hidden=16, lr=lr, dropout=0.5, max_epochs=15, patience=5)
+               for kind in ("sparse_balanced",) for lr in (0.01, 0.05) for seed in (0, 1)]
+    groups = batches(configs, fair_eval.EXPERIMENT, max_members=10)
+    assert [len(g) for g in groups] == [4]
+    try:
+        data = fair_eval.prepare(configs[0])
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    split = data["split"]
+    assert len(split["train"]) == 20 * 7 and not set(split["train"].tolist()) & set(split["test"].tolist())
+    together = run_batch(fair_eval.EXPERIMENT, configs, data, "cpu")
+    assert [r["members"] for r in together] == [[0, 1], [0, 1], [0, 1], [0, 1]]
+    alone = run_batch(fair_eval.EXPERIMENT, [configs[2]], data, "cpu")[0]
+    for name in ("val_loss", "test_acc", "best_epoch", "epochs_run"):
+        assert together[2]["metrics"][name] == pytest.approx(alone["metrics"][name], abs=1e-6)
+    with pytest.raises(ValueError, match="eps"):
+        fair_eval.make_config("cora", 0, "dense", "GCN", 0, eps=0.3)

@@ -106,6 +106,25 @@ def test_ask_tell_study_replays_from_the_store(monkeypatch):
     assert abs(more.best_params["x"] - 0.3) <= abs(first.best_params["x"] - 0.3)
 
 
+def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
+    """NSGA-II hands out a generation before any tell: it trains as one grid call; a rerun trains nothing."""
+    import optuna
+
+    from graphrepro import experiments, grid
+
+    calls: list[float] = []
+    grids: list[int] = []
+    monkeypatch.setattr(experiments, "registry", lambda: {"quadratic": _quadratic_experiment(calls)})
+    real = grid.run_grid
+    monkeypatch.setattr(grid, "run_grid", lambda ch, name, configs, *a, **k: grids.append(len(configs)) or real(ch, name, configs, *a, **k))
+    space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
+    first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
+    assert grids == [8, 8, 4] and len(records) == 20 and first.best_value == pytest.approx(min(records.val_mean_rank))
+    calls.clear()
+    again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
+    assert calls == [] and again.best_params == first.best_params
+
+
 def test_choices_are_recorded_and_read_back(isolated_store):
     trials = [{"dropout": 0.0}, {"dropout": 0.5}]
     runs = pd.DataFrame([{"key": "k0", "val_roc": 0.7, "val_ap": 0.7}, {"key": "k1", "val_roc": 0.8, "val_ap": 0.9}])

@@ -53,7 +53,9 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
             "version": experiment.version,
             "config": config,
             "metrics": m,
-            "members": [c["seed"] for c in configs],  # trained together; verify re-trains the same batch
+            # the seeds of this setting trained together; verify re-trains them as one batch (members of other
+            # settings in the batch do not change a member's numbers: each has its own generators)
+            "members": [c["seed"] for c in configs if experiments.batch_key(c) == experiments.batch_key(config)],
             "wall_s": round(batch_s / len(configs), 3),  # this run's share of the batch
             "batch_wall_s": round(batch_s, 3),
             "peak_rss_mb": round(peak_mb, 1),
@@ -65,12 +67,12 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
 
 
 def batches(configs: list[dict[str, Any]], experiment: experiments.Experiment, max_members: int) -> list[list[dict[str, Any]]]:
-    """Group configs that share data and differ only in their seed, at most ``max_members`` per batch
-    (one per batch when the experiment does not stack members)."""
+    """Group configs that share data and the experiment's batch key (by default: differ only in their
+    seed), at most ``max_members`` per batch (one per batch when the experiment does not stack members)."""
     max_members = max_members if experiment.stacks else 1
     groups: dict[Any, list[dict[str, Any]]] = {}
     for config in configs:
-        groups.setdefault((experiment.data_key(config), experiments.batch_key(config)), []).append(config)
+        groups.setdefault((experiment.data_key(config), experiment.batch_of(config)), []).append(config)
     return [group[i : i + max_members] for group in groups.values() for i in range(0, len(group), max_members)]
 
 

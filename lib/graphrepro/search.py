@@ -103,11 +103,13 @@ def _quiet_optuna() -> Iterator[None]:
 
 
 def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
-          sampler_seed: int, device: str = "auto", desc: str = "study") -> tuple[Any, pd.DataFrame]:
+          sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1) -> tuple[Any, pd.DataFrame]:
     """An Optuna ask/tell study replayed from the run store: each asked setting is a run config; a
     recorded one is told from its record, only the others train. With a seeded sampler a resumed
     study asks the same settings in the same order, so the store stays the single source of truth.
-    Returns the study and the trials' records."""
+    ``generation`` 1: TPE, one trial at a time; more: a genetic algorithm (NSGA-II) whose whole
+    generation is asked before any is told, so the generation trains as one grid (and one batch where
+    the experiment stacks its settings). Returns the study and the trials' records."""
     import optuna
 
     from graphrepro.grid import run_grid
@@ -117,17 +119,19 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
     direction = "maximize" if spec.higher_is_better else "minimize"
     frames = []
     with _quiet_optuna():
-        sampler = optuna.samplers.TPESampler(seed=sampler_seed)
+        sampler = (optuna.samplers.TPESampler(seed=sampler_seed) if generation == 1
+                   else optuna.samplers.NSGAIISampler(population_size=generation, seed=sampler_seed))
         trials = optuna.create_study(direction=direction, sampler=sampler)
         with progress.grid_bar(f"{desc}: study", n_trials, 0) as update:
-            for _ in range(n_trials):
-                trial = trials.ask(distributions)
-                frame = run_grid(chapter, experiment_name, [{**base, **trial.params}], device, show=False)
-                value = spec.value(frame.iloc[0], "val_")
-                if math.isnan(value):
-                    trials.tell(trial, state=optuna.trial.TrialState.FAIL)
-                else:
-                    trials.tell(trial, value)
+            for start in range(0, n_trials, generation):
+                asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]
+                frame = run_grid(chapter, experiment_name, [{**base, **t.params} for t in asked], device, show=False)
+                for trial, (_, row) in zip(asked, frame.iterrows()):
+                    value = spec.value(row, "val_")
+                    if math.isnan(value):
+                        trials.tell(trial, state=optuna.trial.TrialState.FAIL)
+                    else:
+                        trials.tell(trial, value)
                 frames.append(frame)
-                update(1)
+                update(len(asked))
     return trials, pd.concat(frames, ignore_index=True)

@@ -16,8 +16,8 @@ from graphrepro.metrics import METRICS, MetricSpec
 class Experiment:
     """A kind of training run. Bump ``version`` when a change alters its numbers: old records go stale.
 
-    ``train(data, configs, device)`` trains configs that differ only in their seed and returns one
-    metrics dict per config. Its execution policy: with ``stacks`` they train together as the members
+    ``train(data, configs, device)`` trains configs of one batch (by default they differ only in their
+    seed; ``batch_key`` may group more widely) and returns one metrics dict per config. Its execution policy: with ``stacks`` they train together as the members
     of one stacked model (else one at a time), on ``threads`` intra-op threads. ``metrics`` names the
     specs (``graphrepro.metrics.METRICS``) of what it reports, and ``selection(config)`` the metric a
     search maximises (or minimises, by its spec) on validation.
@@ -33,6 +33,11 @@ class Experiment:
     threads: int = 1
     metrics: tuple[str, ...] = ()
     selection: Callable[[dict[str, Any]], str] | None = None
+    batch_key: Callable[[dict[str, Any]], str] | None = None  # default: configs that differ only in their seed
+
+    def batch_of(self, config: dict[str, Any]) -> str:
+        """Configs with the same value (and data) may train together as one batch."""
+        return (self.batch_key or batch_key)(config)
 
     def selection_spec(self, config: dict[str, Any]) -> MetricSpec:
         """The spec of the metric that selects among this experiment's runs of ``config``'s kind."""

@@ -1,0 +1,92 @@
+"""Chapter 3's runs: node classification under k-fold model assessment (Errica et al. 2020, as the fair
+evaluation of GMNN uses it). A config names the dataset, the fold, the kind of training set (dense,
+sparse balanced, sparse stratified), the model and its hyperparameters; runs that share data, model
+and hidden size train as one batch (``graphrepro.batched``), whatever their other hyperparameters."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+
+from graphrepro import batched
+from graphrepro.data import splits
+from graphrepro.data.planetoid import planetoid_data
+from graphrepro.experiments import Experiment
+
+DATASETS = ("cora", "citeseer")
+KINDS = ("dense", "sparse_balanced", "sparse_stratified")
+MODELS = ("MLP", "GCN", "FAGCN")
+DEFAULTS: dict[str, Any] = {"hidden": 64, "lr": 1e-2, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5,
+                            "max_epochs": 1000, "patience": 200, "folds": 10, "split_seed": 0, "per_class": 20}
+OPTIONAL = ("eps",)  # FAGCN only
+
+
+def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
+    """A run config: the protocol's defaults, then ``overrides``; unknown or inconsistent fields refused."""
+    if dataset not in DATASETS or kind not in KINDS or model not in MODELS:
+        raise ValueError(f"unknown {dataset}/{kind}/{model}; datasets {DATASETS}, kinds {KINDS}, models {MODELS}")
+    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL)
+    if unknown:
+        raise ValueError(f"unknown config fields {sorted(unknown)}")
+    config = {**DEFAULTS, **overrides}
+    if ("eps" in config) != (model == "FAGCN"):
+        raise ValueError("eps is given for (and only for) FAGCN")
+    if not 0 <= fold < config["folds"]:
+        raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1}")
+    return {"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config}
+
+
+def data_key(config: dict[str, Any]) -> tuple:
+    """Runs with the same key share one prepared graph and split."""
+    return tuple(config[k] for k in ("dataset", "fold", "kind", "folds", "split_seed", "per_class"))
+
+
+def batch_key(config: dict[str, Any]) -> str:
+    """Runs of one model and hidden size on the same data train as one batch (other settings may differ)."""
+    return json.dumps([config["model"], config["hidden"], config["max_epochs"], config["patience"]])
+
+
+@lru_cache(maxsize=2)
+def _graph(dataset: str) -> tuple[batched.Graph, torch.Tensor]:
+    data = planetoid_data(dataset)
+    x = (data.x > 0).float()  # binarised, then L1-normalised per node
+    x = x / x.sum(1, keepdim=True).clamp(min=1)
+    return batched.make_graph(x, data.edge_index), data.y
+
+
+def fold_split(y: np.ndarray, config: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """The config's fold: test, validation, and the training set of its kind (drawn from the inner training set)."""
+    fold = splits.stratified_folds(y, config["folds"], config["split_seed"])[config["fold"]]
+    train = fold.train
+    if config["kind"] == "sparse_balanced":
+        train = splits.sparse_balanced(fold.train, y, config["per_class"], config["split_seed"] + config["fold"])
+    elif config["kind"] == "sparse_stratified":
+        train = splits.sparse_stratified(fold.train, y, config["per_class"], config["split_seed"] + config["fold"])
+    return {name: torch.from_numpy(np.asarray(nodes)).long() for name, nodes in (("train", train), ("valid", fold.valid), ("test", fold.test))}
+
+
+def prepare(config: dict[str, Any]) -> dict[str, Any]:
+    """The graph, labels and split a config trains on."""
+    graph, y = _graph(config["dataset"])
+    return {"graph": graph, "y": y, "split": fold_split(y.numpy(), config)}
+
+
+def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
+    """Train a batch of configs as members of one model; each member's metrics at its best validation-loss epoch."""
+    first = configs[0]
+    model = batched.MODELS[first["model"]]
+    hyper = batched.hyper_tensors(configs)
+    seeds = [c["seed"] for c in configs]
+    results, best = batched.train(model, data["graph"], data["y"], data["split"], hyper, seeds, first["hidden"],
+                                  first["max_epochs"], first["patience"], stop_on="loss_acc" if first["model"] == "FAGCN" else "loss")
+    test = batched.evaluate(model, best, data["graph"], data["y"], data["split"]["test"], hyper, seeds).tolist()
+    return [{"val_loss": r.val_loss, "val_acc": r.val_acc, "test_acc": t, "best_epoch": r.best_epoch,
+             "epochs_run": r.epochs_run, "diverged": not np.isfinite(r.losses[-1])} for r, t in zip(results, test)]
+
+
+EXPERIMENT = Experiment("fair-eval-nc", 1, make_config, data_key, prepare, train, stacks=True, threads=1,
+                        metrics=("acc", "loss"), selection=lambda c: "loss", batch_key=batch_key)
