@@ -61,8 +61,8 @@ def test_each_member_matches_one_at_a_time_training(toy, model):
     hyper = batched.hyper_tensors(configs)
     seeds = [0, 1, 2]
     params = batched.MODELS[model].init(batched.Members(seeds), x.shape[1], 8, 3)
-    results, _ = batched.train(batched.MODELS[model], graph, y, split, hyper, seeds, 8, max_epochs=25, patience=1000,
-                               params=params)
+    results = batched.train(batched.MODELS[model], graph, y, split, hyper, seeds, 8, max_epochs=25, patience=1000,
+                            params=params).results
     for i, c in enumerate(configs):
         one = {k: v[i : i + 1] for k, v in params.items()}
         if model == "GCN":
@@ -101,8 +101,8 @@ def test_a_member_trains_the_same_alone_and_in_a_batch(toy, model):
     graph = batched.make_graph(x, edges)
     configs = [{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.2, "eps": 0.3},
                {"lr": 0.05, "weight_decay": 0.0, "dropout": 0.2, "input_dropout": 0.8, "eps": 0.5}]
-    together, _ = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs), [3, 4], 8, 30, 1000)
-    alone, _ = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs[1:]), [4], 8, 30, 1000)
+    together = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs), [3, 4], 8, 30, 1000).results
+    alone = batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs[1:]), [4], 8, 30, 1000).results
     torch.testing.assert_close(torch.tensor(together[1].losses), torch.tensor(alone[0].losses), atol=1e-6, rtol=1e-6)
 
 
@@ -110,8 +110,9 @@ def test_stopped_members_leave_the_batch_and_keep_their_best_weights(toy):
     x, edges, y, split = toy
     graph = batched.make_graph(x, edges)
     configs = [{"lr": 0.5, "weight_decay": 0.0}, {"lr": 0.01, "weight_decay": 0.0}]  # the first overfits fast
-    results, best = batched.train(batched.MODELS["GCN"], graph, y, split, batched.hyper_tensors(configs), [0, 1], 8,
-                                  max_epochs=300, patience=10)
+    fitted = batched.train(batched.MODELS["GCN"], graph, y, split, batched.hyper_tensors(configs), [0, 1], 8,
+                           max_epochs=300, patience=10)
+    results, best = fitted.results, fitted.params
     fast, slow = results
     for r in results:  # stopped 10 evaluations after the best one, unless it reached the epoch cap
         assert r.epochs_run == min(r.best_epoch + 11, 300) and len(r.losses) == r.epochs_run
@@ -119,6 +120,40 @@ def test_stopped_members_leave_the_batch_and_keep_their_best_weights(toy):
     accuracy = batched.evaluate(batched.MODELS["GCN"], best, graph, y, split["valid"], batched.hyper_tensors(configs), [0, 1])
     assert accuracy[0] == pytest.approx(fast.val_acc)  # the restored weights are the best epoch's
     assert accuracy[1] == pytest.approx(slow.val_acc)
+    # the optimiser state is the best epoch's too: each member's step count is its best epoch's
+    assert fitted.optimiser.steps.tolist() == [fast.best_epoch + 1, slow.best_epoch + 1]
+    assert fitted.last_params is None  # a member left early: no whole last state
+
+
+def test_dense_inputs_take_the_same_path_as_sparse_features(toy):
+    """Per-member dense inputs (GMNN's p sees label distributions) equal the sparse path on the same matrix."""
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    hyper = batched.hyper_tensors([{"lr": 0.01, "weight_decay": 0.0}] * 2)
+    params = batched.MODELS["GCN"].init(batched.Members([0, 1]), x.shape[1], 8, 3)
+    sparse_path = batched.predict(batched.MODELS["GCN"], params, graph, hyper, [0, 1])
+    dense_path = batched.predict(batched.MODELS["GCN"], params, graph, hyper, [0, 1], inputs=x.expand(2, -1, -1))
+    torch.testing.assert_close(sparse_path, dense_path)
+
+
+def test_soft_targets_that_are_one_hot_give_the_cross_entropy(toy):
+    x, edges, y, split = toy
+    logits = torch.randn(2, len(y), 3)
+    one_hot = F.one_hot(y, 3).float().expand(2, -1, -1)
+    torch.testing.assert_close(batched._losses(logits, one_hot), batched._losses(logits, y))
+
+
+def test_gmnn_runs_its_em_phases_and_reports_p_q_and_the_better(toy):
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    hyper = batched.hyper_tensors([{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.2, "input_dropout": 0.5}] * 2)
+    result = batched.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
+    assert len(result.base) == len(result.p) == len(result.q) == len(result.best) == 2
+    for p, q, best in zip(result.p, result.q, result.best):
+        assert best["val_acc"] == max(p["val_acc"], q["val_acc"]) and 0 <= best["test_acc"] <= 1
+    assert result.epochs >= 2 * 2 * 5
+    again = batched.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
+    assert again.best == result.best  # seeded: the same samples, masks and weights
 
 
 def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monkeypatch):
@@ -145,3 +180,12 @@ def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monke
         assert together[2]["metrics"][name] == pytest.approx(alone["metrics"][name], abs=1e-6)
     with pytest.raises(ValueError, match="eps"):
         fair_eval.make_config("cora", 0, "dense", "GCN", 0, eps=0.3)
+    with pytest.raises(ValueError, match="GMNN"):
+        fair_eval.make_config("cora", 0, "dense", "MLP", 0, gmnn_loops=1, gmnn_epochs=2, gmnn_tau=0.1)
+    gmnn = [fair_eval.make_config("cora", 3, "sparse_balanced", "GCN", s, hidden=16, max_epochs=10, patience=5, gmnn_loops=1,
+                                  gmnn_epochs=3, gmnn_tau=0.1) for s in (0, 1)]
+    assert len(batches(gmnn + configs, fair_eval.EXPERIMENT, 10)) == 2  # GMNN runs batch apart from plain ones
+    records = run_batch(fair_eval.EXPERIMENT, gmnn, data, "cpu")
+    for r in records:
+        m = r["metrics"]
+        assert m["test_acc"] in (m["test_p_acc"], m["test_q_acc"]) and m["val_acc"] == max(m["val_p_acc"], m["val_q_acc"])

@@ -63,12 +63,13 @@ def make_graph(x: torch.Tensor, edge_index: torch.Tensor) -> Graph:
 
 
 class Members:
-    """Each member's generators: one for initial weights, one for dropout masks, seeded by its seed."""
+    """Each member's generators: one for initial weights, one for dropout masks and samples, seeded by
+    its seed (``stream`` separates the networks of one run, e.g. GMNN's q and p)."""
 
-    def __init__(self, seeds: list[int]):
+    def __init__(self, seeds: list[int], stream: int = 0):
         self.seeds = list(seeds)
-        self.init = [torch.Generator().manual_seed(s) for s in self.seeds]
-        self.masks = [torch.Generator().manual_seed(s + 1_000_003) for s in self.seeds]
+        self.init = [torch.Generator().manual_seed(s + 2_000_029 * stream) for s in self.seeds]
+        self.masks = [torch.Generator().manual_seed(s + 1_000_003 + 2_000_029 * stream) for s in self.seeds]
 
     def glorot(self, rows: int, cols: int) -> torch.Tensor:
         """Xavier-uniform ``[members, rows, cols]``."""
@@ -97,6 +98,14 @@ def _sparse_input(graph: Graph, weight: torch.Tensor, rates: torch.Tensor, membe
     return sparse.block_sum(values, weight, graph.features)
 
 
+def _first_layer(graph: Graph, weight: torch.Tensor, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
+                 training: bool, inputs: torch.Tensor | None) -> torch.Tensor:
+    """The input layer's product: the sparse node features, or each member's dense ``inputs [S, N, F]``."""
+    if inputs is None:
+        return _sparse_input(graph, weight, hyper["input_dropout"], members, active, training)
+    return _linear(_dropout(inputs, hyper["input_dropout"], members, active, training), weight)
+
+
 def _propagate(graph: Graph, h: torch.Tensor) -> torch.Tensor:
     """``D^-1/2 (A + I) D^-1/2`` times every member's features ``[S, nodes, H]``, one diagonal block each."""
     return sparse.block_sum(graph.adj_values.expand(h.shape[0], -1), h, graph.adj)
@@ -110,7 +119,8 @@ def _linear(h: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 @dataclass(frozen=True)
 class Model:
     """A stacked model: ``init(members, in_dim, hidden, classes)`` and ``forward(params, graph, hyper,
-    members, active, training)`` -> logits ``[members, nodes, classes]``."""
+    members, active, training, inputs=None)`` -> logits ``[members, nodes, classes]`` (``inputs``:
+    dense per-member inputs in place of the graph's features)."""
 
     name: str
     init: Callable[[Members, int, int, int], Params]
@@ -124,16 +134,16 @@ def _two_layer_init(members: Members, in_dim: int, hidden: int, classes: int) ->
 
 
 def _mlp(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-         training: bool, propagate: bool = False) -> torch.Tensor:
-    h = _sparse_input(graph, params["w1"], hyper["input_dropout"], members, active, training)
+         training: bool, inputs: torch.Tensor | None = None, propagate: bool = False) -> torch.Tensor:
+    h = _first_layer(graph, params["w1"], hyper, members, active, training, inputs)
     h = F.relu((_propagate(graph, h) if propagate else h) + params["b1"])
     h = _linear(_dropout(h, hyper["dropout"], members, active, training), params["w2"])
     return (_propagate(graph, h) if propagate else h) + params["b2"]
 
 
 def _gcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-         training: bool) -> torch.Tensor:
-    return _mlp(params, graph, hyper, members, active, training, propagate=True)
+         training: bool, inputs: torch.Tensor | None = None) -> torch.Tensor:
+    return _mlp(params, graph, hyper, members, active, training, inputs, propagate=True)
 
 
 def _fagcn_init(members: Members, in_dim: int, hidden: int, classes: int, layers: int = 2) -> Params:
@@ -146,11 +156,11 @@ def _fagcn_init(members: Members, in_dim: int, hidden: int, classes: int, layers
 
 
 def _fagcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-           training: bool) -> torch.Tensor:
+           training: bool, inputs: torch.Tensor | None = None) -> torch.Tensor:
     """FAGCN (Bo et al. 2021): ``raw = dropout(ReLU(x W1 + b1))``; per layer, signed edge gates
     ``tanh(g_dst h_i + g_src h_j + b)`` scaled by ``d_i^-1/2 d_j^-1/2`` and dropped out, summed over
     neighbours, plus ``eps * raw``; then ``W2``."""
-    h = F.relu(_sparse_input(graph, params["w1"], hyper["input_dropout"], members, active, training) + params["b1"])
+    h = F.relu(_first_layer(graph, params["w1"], hyper, members, active, training, inputs) + params["b1"])
     raw = h = _dropout(h, hyper["dropout"], members, active, training)
     src, dst = graph.edge_index
     layers = sum(1 for k in params if k.startswith("gate_b"))
@@ -171,21 +181,21 @@ MODELS = {
 
 @dataclass
 class Adam:
-    """``torch.optim.Adam`` (L2 weight decay added to the gradient) with a learning rate and weight decay
-    per member; its moments shrink with the batch."""
+    """``torch.optim.Adam`` (L2 weight decay added to the gradient) with a learning rate, weight decay and
+    step count per member; its state shrinks with the batch and can be saved and restored per member."""
 
     lr: torch.Tensor
     weight_decay: torch.Tensor
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-8
-    step_count: int = 0
+    steps: torch.Tensor | None = None
     moments: dict[str, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
     def step(self, params: Params, grads: Params) -> None:
         """One update of every parameter in place."""
-        self.step_count += 1
+        self.steps = (torch.zeros_like(self.lr) if self.steps is None else self.steps) + 1
         beta1, beta2 = self.betas
-        correction1, correction2 = 1 - beta1**self.step_count, 1 - beta2**self.step_count
+        correction1, correction2 = 1 - beta1**self.steps, 1 - beta2**self.steps
         for name, p in params.items():
             shape = (-1,) + (1,) * (p.dim() - 1)
             grad = grads[name] + self.weight_decay.view(shape) * p
@@ -193,26 +203,50 @@ class Adam:
             m = m.lerp(grad, 1 - beta1)
             v = v * beta2 + grad * grad * (1 - beta2)
             self.moments[name] = (m, v)
-            denom = v.sqrt() / math.sqrt(correction2) + self.eps
-            p.sub_((self.lr.view(shape) / correction1) * m / denom)
+            denom = v.sqrt() / correction2.sqrt().view(shape) + self.eps
+            p.sub_((self.lr / correction1).view(shape) * m / denom)
 
     def keep(self, index: torch.Tensor) -> None:
         """Keep only the members at ``index``."""
         self.lr, self.weight_decay = self.lr[index], self.weight_decay[index]
+        self.steps = None if self.steps is None else self.steps[index]
         self.moments = {k: (m[index], v[index]) for k, (m, v) in self.moments.items()}
+
+    def copy(self) -> Adam:
+        """An independent copy of the whole state."""
+        return Adam(self.lr.clone(), self.weight_decay.clone(), self.betas, self.eps,
+                    None if self.steps is None else self.steps.clone(),
+                    {k: (m.clone(), v.clone()) for k, (m, v) in self.moments.items()})
+
+    def save(self, row: int, into: Adam, member: int) -> None:
+        """Copy the state of batch row ``row`` into member ``member`` of ``into`` (a full-size copy)."""
+        into.steps[member] = self.steps[row]
+        for k, (m, v) in self.moments.items():
+            into.moments[k][0][member], into.moments[k][1][member] = m[row], v[row]
 
 
 @dataclass
 class MemberResult:
-    """One member's outcome: metrics at its best validation-loss epoch, with its weights then."""
+    """One member's outcome: metrics at its selected (best validation) epoch."""
 
     best_epoch: int = -1
     epochs_run: int = 0
     val_loss: float = math.inf
-    val_acc: float = 0.0
-    best_params: Params | None = None
+    val_acc: float = -1.0
     losses: list[float] = field(default_factory=list)  # training loss at every epoch it trained
     counter: int = 0
+
+
+@dataclass
+class Fitted:
+    """The members' results, their weights and optimiser state at the selected epoch, and (when no member
+    left early) at the last epoch."""
+
+    results: list[MemberResult]
+    params: Params
+    optimiser: Adam
+    last_params: Params | None = None
+    last_optimiser: Adam | None = None
 
 
 def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -220,35 +254,54 @@ def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def _losses(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Each member's mean cross-entropy: logits ``[S, nodes, classes]`` -> ``[S]``."""
+    """Each member's mean cross-entropy: logits ``[S, nodes, classes]``, labels ``[nodes]`` or per-member
+    distributions ``[S, nodes, classes]`` (soft targets) -> ``[S]``."""
+    if y.dim() == 3:
+        return -(y * F.log_softmax(logits, -1)).sum(-1).mean(-1)
     return F.cross_entropy(logits.permute(1, 2, 0), y.unsqueeze(1).expand(-1, logits.shape[0]), reduction="none").mean(0)
+
+
+def _full_state(params: Params, optimiser: Adam) -> Adam:
+    state = optimiser.copy()
+    state.steps = torch.zeros_like(state.lr) if state.steps is None else state.steps
+    state.moments = {k: state.moments.get(k, (torch.zeros_like(p), torch.zeros_like(p))) for k, p in params.items()}
+    return state
 
 
 def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
           seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss",
-          params: Params | None = None) -> tuple[list[MemberResult], Params]:
+          params: Params | None = None, optimiser: Adam | None = None, targets: torch.Tensor | None = None,
+          inputs: torch.Tensor | None = None, select: str = "loss", stream: int = 0) -> Fitted:
     """Train every member (``hyper``: per-member tensors ``lr``, ``weight_decay``, ``dropout``,
-    ``input_dropout``, and ``eps`` for FAGCN) on ``split["train"]`` until ``patience`` evaluations without
-    a lower validation loss (``stop_on="loss_acc"``: nor a higher validation accuracy); returns each
-    member's result and the stacked best weights."""
-    members = Members(seeds)
+    ``input_dropout``, and ``eps`` for FAGCN) on ``split["train"]`` against ``targets`` (default: the labels
+    ``y``), until ``patience`` evaluations without a lower validation loss (``stop_on="loss_acc"``: nor a
+    higher validation accuracy) or ``max_epochs``. The selected epoch is the one of lowest validation loss
+    (``select="acc"``: first highest validation accuracy). ``params``/``optimiser`` continue an earlier
+    training; ``inputs`` replaces the node features by dense per-member inputs."""
+    members = Members(seeds, stream)
     classes = int(y.max()) + 1
-    params = model.init(members, graph.num_features, hidden, classes) if params is None else params
-    params = {k: v.clone().requires_grad_(True) for k, v in params.items()}
-    optimiser = Adam(hyper["lr"].clone(), hyper["weight_decay"].clone())
+    params = model.init(members, graph.num_features if inputs is None else inputs.shape[-1], hidden, classes) if params is None else params
+    params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
+    optimiser = Adam(hyper["lr"].clone(), hyper["weight_decay"].clone()) if optimiser is None else optimiser.copy()
     hyper = {k: v.clone() for k, v in hyper.items()}
+    targets = y if targets is None else targets
     results = [MemberResult() for _ in seeds]
     best = {k: v.detach().clone() for k, v in params.items()}
+    best_state = _full_state(params, optimiser)
     active = list(range(len(seeds)))
-    best_acc = [0.0] * len(seeds)
+    best_acc = [-1.0] * len(seeds)
     train_idx, val_idx = split["train"], split["valid"]
     for epoch in range(max_epochs):
-        logits = model.forward(params, graph, hyper, members, active, True)
-        losses = _losses(logits[:, train_idx], y[train_idx])
+        rows = torch.tensor(active)
+        own_inputs = None if inputs is None else inputs[rows]
+        logits = model.forward(params, graph, hyper, members, active, True, own_inputs)
+        own_targets = targets[train_idx] if targets.dim() == 1 else targets[rows][:, train_idx]
+        losses = _losses(logits[:, train_idx], own_targets)
         grads = torch.autograd.grad(losses.sum(), list(params.values()))
+        losses = losses.detach()
         with torch.no_grad():
             optimiser.step(params, dict(zip(params, grads)))
-            logits = model.forward(params, graph, hyper, members, active, False)[:, val_idx]
+            logits = model.forward(params, graph, hyper, members, active, False, own_inputs)[:, val_idx]
             val_loss, val_acc = _losses(logits, y[val_idx]).tolist(), _accuracy(logits, y[val_idx]).tolist()
         stopped = []
         for row, (member, loss, acc, train_loss) in enumerate(zip(active, val_loss, val_acc, losses.tolist())):
@@ -256,11 +309,13 @@ def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Te
             r.losses.append(train_loss)
             r.epochs_run = epoch + 1
             improved = loss < r.val_loss or (stop_on == "loss_acc" and acc > best_acc[member])
+            better = loss < r.val_loss if select == "loss" else acc > r.val_acc
             best_acc[member] = max(best_acc[member], acc)
-            if loss < r.val_loss:
+            if better:
                 r.val_loss, r.val_acc, r.best_epoch = loss, acc, epoch
                 for k, v in params.items():
                     best[k][member] = v.detach()[row]
+                optimiser.save(row, best_state, member)
             r.counter = 0 if improved else r.counter + 1
             if r.counter >= patience or not math.isfinite(train_loss):
                 stopped.append(row)
@@ -272,15 +327,89 @@ def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Te
             params = {k: v.detach()[keep].requires_grad_(True) for k, v in params.items()}
             optimiser.keep(keep)
             hyper = {k: v[keep] for k, v in hyper.items()}
-    return results, best
+    whole = len(active) == len(seeds)
+    return Fitted(results, best, best_state, {k: v.detach() for k, v in params.items()} if whole else None,
+                  optimiser if whole else None)
+
+
+def predict(model: Model, params: Params, graph: Graph, hyper: dict[str, torch.Tensor], seeds: list[int],
+            inputs: torch.Tensor | None = None) -> torch.Tensor:
+    """Every member's logits ``[S, nodes, classes]`` (no dropout)."""
+    with torch.no_grad():
+        return model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False, inputs)
 
 
 def evaluate(model: Model, params: Params, graph: Graph, y: torch.Tensor, index: torch.Tensor,
-             hyper: dict[str, torch.Tensor], seeds: list[int]) -> torch.Tensor:
+             hyper: dict[str, torch.Tensor], seeds: list[int], inputs: torch.Tensor | None = None) -> torch.Tensor:
     """Each member's accuracy on ``index`` with ``params`` (no dropout)."""
-    with torch.no_grad():
-        logits = model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False)
-    return _accuracy(logits[:, index], y[index])
+    return _accuracy(predict(model, params, graph, hyper, seeds, inputs)[:, index], y[index])
+
+
+@dataclass
+class GMNNResult:
+    """GMNN's outcome per member: the pre-trained base (q0), p and q at their best validation accuracy over
+    the EM phases, and the better of those two by validation accuracy."""
+
+    base: list[dict[str, float]]
+    p: list[dict[str, float]]
+    q: list[dict[str, float]]
+    best: list[dict[str, float]]
+    epochs: int  # trained epochs of the slowest member, pre-training included
+
+
+def _sample_one_hot(probabilities: torch.Tensor, members: Members) -> torch.Tensor:
+    """One categorical draw per node and member, from the member's own generator, as one-hot rows."""
+    draws = [torch.multinomial(p, 1, generator=g).squeeze(-1) for p, g in zip(probabilities, members.masks)]
+    return F.one_hot(torch.stack(draws), probabilities.shape[-1]).float()
+
+
+def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
+         seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss", loops: int = 10,
+         epochs: int = 100, tau: float = 0.1) -> GMNNResult:
+    """GMNN (Qu et al. 2019, "W/o Attr. in p"): pre-train q (the base model) with early stopping and restore
+    it; then ``loops`` times an M-step (p, a GCN on label inputs with the same hyperparameters, trains for
+    ``epochs`` on one sample of q's annealed predictions, gold labels on training nodes, all nodes) and
+    an E-step (q trains for ``epochs`` on p's predictions, gold on training nodes, all nodes). Each
+    network keeps its optimiser state across phases, as GMNN's code does."""
+    classes, n = int(y.max()) + 1, graph.num_nodes
+    everything = {**split, "train": torch.arange(n)}
+    gold = F.one_hot(y[split["train"]], classes).float()
+    q = train(base, graph, y, split, hyper, seeds, hidden, max_epochs, patience, stop_on)
+    q_params, q_state = q.params, q.optimiser
+    q0 = [{"val_acc": r.val_acc, "val_loss": r.val_loss, "best_epoch": r.best_epoch} for r in q.results]
+    q0_test = evaluate(base, q_params, graph, y, split["test"], hyper, seeds).tolist()
+    trained = max(r.epochs_run for r in q.results)
+    sampler = Members(seeds, stream=2)
+    p_params, p_state = None, None
+    best_p = [{"val_acc": -1.0} for _ in seeds]
+    best_q = [{"val_acc": -1.0} for _ in seeds]
+    for _ in range(loops):
+        probabilities = torch.softmax(predict(base, q_params, graph, hyper, seeds) / tau, -1)
+        labels = _sample_one_hot(probabilities, sampler)
+        labels[:, split["train"]] = gold
+        p = train(MODELS["GCN"], graph, y, everything, hyper, seeds, hidden, epochs, epochs + 1, params=p_params,
+                  optimiser=p_state, targets=labels, inputs=labels, select="acc", stream=1)
+        p_params, p_state = p.last_params, p.last_optimiser
+        _keep_best(best_p, p, MODELS["GCN"], graph, y, split, hyper, seeds, labels)
+        targets = torch.softmax(predict(MODELS["GCN"], p_params, graph, hyper, seeds, labels), -1)
+        targets[:, split["train"]] = gold
+        q = train(base, graph, y, everything, hyper, seeds, hidden, epochs, epochs + 1, params=q_params, optimiser=q_state,
+                  targets=targets, select="acc")
+        q_params, q_state = q.last_params, q.last_optimiser
+        _keep_best(best_q, q, base, graph, y, split, hyper, seeds)
+        trained += 2 * epochs
+    best = [p_ if p_["val_acc"] > q_["val_acc"] else q_ for p_, q_ in zip(best_p, best_q)]
+    return GMNNResult([{**r, "test_acc": t} for r, t in zip(q0, q0_test)], best_p, best_q, best, trained)
+
+
+def _keep_best(best: list[dict[str, float]], fitted: Fitted, model: Model, graph: Graph, y: torch.Tensor,
+               split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor], seeds: list[int],
+               inputs: torch.Tensor | None = None) -> None:
+    """Update each member's best phase (strictly higher validation accuracy) with its test accuracy then."""
+    test = evaluate(model, fitted.params, graph, y, split["test"], hyper, seeds, inputs).tolist()
+    for s, (r, t) in enumerate(zip(fitted.results, test)):
+        if r.val_acc > best[s]["val_acc"]:
+            best[s] = {"val_acc": r.val_acc, "val_loss": r.val_loss, "test_acc": t}
 
 
 def hyper_tensors(configs: list[dict[str, Any]]) -> dict[str, torch.Tensor]:

@@ -22,7 +22,7 @@ KINDS = ("dense", "sparse_balanced", "sparse_stratified")
 MODELS = ("MLP", "GCN", "FAGCN")
 DEFAULTS: dict[str, Any] = {"hidden": 64, "lr": 1e-2, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5,
                             "max_epochs": 1000, "patience": 200, "folds": 10, "split_seed": 0, "per_class": 20}
-OPTIONAL = ("eps",)  # FAGCN only
+OPTIONAL = ("eps", "gmnn_loops", "gmnn_epochs", "gmnn_tau")  # FAGCN's eps; GMNN on top of the model
 
 
 def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -35,6 +35,9 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
     config = {**DEFAULTS, **overrides}
     if ("eps" in config) != (model == "FAGCN"):
         raise ValueError("eps is given for (and only for) FAGCN")
+    gmnn = [k for k in OPTIONAL[1:] if k in config]
+    if gmnn and (len(gmnn) != 3 or model == "MLP"):
+        raise ValueError("GMNN needs gmnn_loops, gmnn_epochs and gmnn_tau, on GCN or FAGCN")
     if not 0 <= fold < config["folds"]:
         raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1}")
     return {"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config}
@@ -47,7 +50,7 @@ def data_key(config: dict[str, Any]) -> tuple:
 
 def batch_key(config: dict[str, Any]) -> str:
     """Runs of one model and hidden size on the same data train as one batch (other settings may differ)."""
-    return json.dumps([config["model"], config["hidden"], config["max_epochs"], config["patience"]])
+    return json.dumps([config[k] for k in ("model", "hidden", "max_epochs", "patience")] + [config.get(k) for k in OPTIONAL[1:]])
 
 
 @lru_cache(maxsize=2)
@@ -76,16 +79,25 @@ def prepare(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
-    """Train a batch of configs as members of one model; each member's metrics at its best validation-loss epoch."""
+    """Train a batch of configs as members of one model; each member's metrics at its best validation-loss
+    epoch, or with GMNN: the best of p and q by validation accuracy, with p, q and the pre-trained base."""
     first = configs[0]
     model = batched.MODELS[first["model"]]
     hyper = batched.hyper_tensors(configs)
     seeds = [c["seed"] for c in configs]
-    results, best = batched.train(model, data["graph"], data["y"], data["split"], hyper, seeds, first["hidden"],
-                                  first["max_epochs"], first["patience"], stop_on="loss_acc" if first["model"] == "FAGCN" else "loss")
-    test = batched.evaluate(model, best, data["graph"], data["y"], data["split"]["test"], hyper, seeds).tolist()
+    graph, y, split = data["graph"], data["y"], data["split"]
+    stop_on = "loss_acc" if first["model"] == "FAGCN" else "loss"
+    if "gmnn_loops" in first:
+        result = batched.gmnn(model, graph, y, split, hyper, seeds, first["hidden"], first["max_epochs"], first["patience"],
+                              stop_on, first["gmnn_loops"], first["gmnn_epochs"], first["gmnn_tau"])
+        return [{"val_acc": best["val_acc"], "test_acc": best["test_acc"], "test_p_acc": p["test_acc"], "val_p_acc": p["val_acc"],
+                 "test_q_acc": q["test_acc"], "val_q_acc": q["val_acc"], "test_base_acc": base["test_acc"],
+                 "val_base_acc": base["val_acc"], "epochs_run": result.epochs}
+                for best, p, q, base in zip(result.best, result.p, result.q, result.base)]
+    fitted = batched.train(model, graph, y, split, hyper, seeds, first["hidden"], first["max_epochs"], first["patience"], stop_on)
+    test = batched.evaluate(model, fitted.params, graph, y, split["test"], hyper, seeds).tolist()
     return [{"val_loss": r.val_loss, "val_acc": r.val_acc, "test_acc": t, "best_epoch": r.best_epoch,
-             "epochs_run": r.epochs_run, "diverged": not np.isfinite(r.losses[-1])} for r, t in zip(results, test)]
+             "epochs_run": r.epochs_run, "diverged": not np.isfinite(r.losses[-1])} for r, t in zip(fitted.results, test)]
 
 
 EXPERIMENT = Experiment("fair-eval-nc", 1, make_config, data_key, prepare, train, stacks=True, threads=1,
