@@ -123,6 +123,9 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     calls.clear()
     again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
     assert calls == [] and again.best_params == first.best_params
+    partial, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=36, sampler_seed=3, device="cpu",
+                                    generation=8, train=False)
+    assert calls == [] and len(records) == 16 and len(partial.trials) == 24  # replays up to the first unrecorded generation
 
 
 def test_choices_are_recorded_and_read_back(isolated_store):

@@ -9,6 +9,7 @@ from graphrepro.chapters import Page
 CHAPTERS: tuple[str, ...] = (
     "graphrepro.claims.hgcn_mlp_bug",
     "graphrepro.claims.han_vs_gat",
+    "graphrepro.claims.gmnn_fair_eval",
 )
 
 BOOK_PAGES: tuple[Page, ...] = (

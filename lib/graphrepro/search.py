@@ -103,13 +103,15 @@ def _quiet_optuna() -> Iterator[None]:
 
 
 def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
-          sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1) -> tuple[Any, pd.DataFrame]:
+          sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1,
+          train: bool = True) -> tuple[Any, pd.DataFrame]:
     """An Optuna ask/tell study replayed from the run store: each asked setting is a run config; a
     recorded one is told from its record, only the others train. With a seeded sampler a resumed
     study asks the same settings in the same order, so the store stays the single source of truth.
     ``generation`` 1: TPE, one trial at a time; more: a genetic algorithm (NSGA-II) whose whole
     generation is asked before any is told, so the generation trains as one grid (and one batch where
-    the experiment stacks its settings). Returns the study and the trials' records."""
+    the experiment stacks its settings). ``train=False`` replays what is recorded and stops at the first
+    generation with a trial not recorded (nothing trains). Returns the study and the trials' records."""
     import optuna
 
     from graphrepro.grid import run_grid
@@ -125,7 +127,11 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
         with progress.grid_bar(f"{desc}: study", n_trials, 0) as update:
             for start in range(0, n_trials, generation):
                 asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]
-                frame = run_grid(chapter, experiment_name, [{**base, **t.params} for t in asked], device, show=False)
+                configs = [{**base, **t.params} for t in asked]
+                if not train and not all(store.record_path(chapter, store.config_key(experiment.name, experiment.version, c)).exists()
+                                         for c in configs):
+                    break
+                frame = run_grid(chapter, experiment_name, configs, device, show=False)
                 for trial, (_, row) in zip(asked, frame.iterrows()):
                     value = spec.value(row, "val_")
                     if math.isnan(value):
@@ -134,4 +140,4 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
                         trials.tell(trial, value)
                 frames.append(frame)
                 update(len(asked))
-    return trials, pd.concat(frames, ignore_index=True)
+    return trials, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

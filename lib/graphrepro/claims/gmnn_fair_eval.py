@@ -1,0 +1,330 @@
+"""Chapter 3: "Fair Evaluation of Graph Markov Neural Networks": k-fold model selection and assessment
+of MLP, GCN, FAGCN and GMNN on Cora and Citeseer (protocol after Errica et al. 2020)."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphrepro import chapters, search, store
+from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.data.registry import dataset_status
+from graphrepro.experiments import fair_eval
+from graphrepro.grid import run_grid
+from graphrepro.report import claim_row, fmt, verdict
+
+CHAPTER = "gmnn-fair-eval"
+SEARCH_SEED = 0  # the seed of every search trial; the assessment runs use seeds 1 .. runs
+
+PAGE = Page(
+    CHAPTER,
+    "notebooks/03_gmnn_fair_eval.py",
+    "Fair evaluation of GMNN",
+    (
+        DEVICE,
+        Param("datasets", str, "Planetoid graphs (Pubmed and WikiVitals are not obtainable here)",
+              same(["cora", "citeseer"]), fair_eval.DATASETS, many=True),
+        Param("kinds", str, "training sets: dense (81/9/10) and the two sparse ones (20 per class, or 20·K stratified)",
+              same(list(fair_eval.KINDS)), fair_eval.KINDS, many=True),
+        Param("folds", int, "assessment folds run (of k = 10)", {"smoke": 2, "standard": 10, "paper": 10}, minimum=1, maximum=10),
+        Param("trials", int, "search trials per fold and model (the paper: population 100, 10 generations)",
+              {"smoke": 4, "standard": 24, "paper": 1000}, minimum=1, maximum=100_000),
+        Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
+              {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),
+        Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": 20},
+              minimum=1, maximum=100),
+        Param("max_epochs", int, "epoch cap (paper 1000)", {"smoke": 6, "standard": 1000, "paper": 1000}, minimum=1, maximum=100_000),
+        Param("patience", int, "early-stopping patience on validation loss (paper 200)", {"smoke": 3, "standard": 200, "paper": 200},
+              minimum=1, maximum=100_000),
+        Param("gmnn_loops", int, "GMNN's EM loops (paper 10)", {"smoke": 1, "standard": 10, "paper": 10}, minimum=1, maximum=100),
+        Param("gmnn_epochs", int, "epochs per GMNN M- or E-step (paper 100)", {"smoke": 2, "standard": 100, "paper": 100},
+              minimum=1, maximum=10_000),
+        Param("tolerance", float, "largest |ours - paper| in accuracy points that still counts as reproduced", same(2.0),
+              minimum=0, maximum=100),
+    ),
+    module=__name__,
+)
+EXPERIMENTS = (fair_eval.EXPERIMENT,)
+
+# The paper's search space (section 4): every model; FAGCN adds eps.
+SPACE: dict[str, list[Any]] = {
+    "hidden": [8, 16, 32, 64],
+    "input_dropout": [0.2, 0.4, 0.6, 0.8],
+    "dropout": [0.2, 0.4, 0.6, 0.8],
+    "lr": [1e-1, 5e-2, 1e-2, 5e-3, 1e-3, 5e-4, 1e-4],
+    "weight_decay": [1e-1, 5e-2, 1e-2, 5e-3, 1e-3, 5e-4, 1e-4, 5e-5, 1e-5],
+}
+EPS = [round(0.1 * i, 1) for i in range(1, 10)]
+GMNN_TAU = 0.1
+
+# (model, GMNN on top) per table row; Table 3 is the sparse training sets, Table 4 the dense one.
+ROWS = {"sparse": [("MLP", False), ("GCN", False), ("GCN", True)],
+        "dense": [("MLP", False), ("GCN", False), ("GCN", True), ("FAGCN", False), ("FAGCN", True)]}
+# The paper's numbers, Tables 3 and 4: test accuracy, mean (std over folds). Sparse sets: GMNN as p, q and
+# the better by validation; the base is GCN, except on WikiVitals, where it is FAGCN.
+_SPARSE = {  # row: (cora balanced, cora stratified, citeseer b, citeseer s, pubmed b, pubmed s, wikivitals b, wikivitals s)
+    "MLP": "58.54 3.98 58.32 2.17 59.84 3.54 58.35 2.48 71.23 2.85 70.39 1.70 68.60 0.92 69.35 1.10",
+    "base": "80.78 2.58 81.31 2.16 69.05 3.66 70.94 2.16 80.20 1.88 80.50 2.38 70.64 0.85 72.68 1.17",
+    "GMNN p": "81.14 3.19 81.56 2.38 67.04 7.47 70.82 2.54 81.26 1.34 81.15 2.30 74.72 1.19 74.64 1.38",
+    "GMNN q": "80.76 3.74 81.56 2.30 69.34 3.96 71.52 2.19 81.55 1.43 81.60 2.53 74.77 1.18 74.69 1.37",
+    "base+GMNN": "81.67 3.00 81.91 2.21 69.61 3.96 71.62 2.20 81.67 1.32 81.70 2.45 74.80 1.18 74.73 1.36",
+}
+_DENSE = {  # row: (cora, citeseer, pubmed, wikivitals)
+    "MLP": "78.49 2.39 75.02 2.15 88.68 0.86 86.55 0.42", "GCN": "88.84 2.39 77.24 1.73 89.20 0.86 72.74 0.61",
+    "GCN+GMNN": "89.26 1.91 77.43 1.70 89.18 0.84 74.19 0.42", "FAGCN": "88.87 1.99 78.27 3.53 90.23 0.90 87.84 0.32",
+    "FAGCN+GMNN": "89.08 1.76 78.32 3.64 90.34 0.88 87.92 0.31",
+}
+ALL_DATASETS = ("cora", "citeseer", "pubmed", "wikivitals")
+
+
+def _paper() -> dict[tuple[str, str, str], tuple[float, float]]:
+    table: dict[tuple[str, str, str], tuple[float, float]] = {}
+    for row, text in _SPARSE.items():
+        values = [float(v) for v in text.split()]
+        for i, (dataset, kind) in enumerate((d, k) for d in ALL_DATASETS for k in ("sparse_balanced", "sparse_stratified")):
+            base = "FAGCN" if dataset == "wikivitals" else "GCN"
+            table[(row.replace("base", base), dataset, kind)] = (values[2 * i], values[2 * i + 1])
+    for row, text in _DENSE.items():
+        values = [float(v) for v in text.split()]
+        for i, dataset in enumerate(ALL_DATASETS):
+            table[(row, dataset, "dense")] = (values[2 * i], values[2 * i + 1])
+    return table
+
+
+PAPER = _paper()
+# Significance of GMNN over its base (one-sided paired t-test over folds), as the paper marks it.
+PAPER_STARS = {
+    **{(d, k): stars for (d, k), stars in zip(((d, k) for d in ALL_DATASETS for k in ("sparse_balanced", "sparse_stratified")),
+                                               ("**", "*", "*", "*", "**", "***", "***", "***"))},
+    **{(d, "dense", "GCN"): stars for d, stars in zip(ALL_DATASETS, ("*", "", "***", ""))},
+    **{(d, "dense", "FAGCN"): stars for d, stars in zip(ALL_DATASETS, ("*", "", "***", "***"))},
+}
+UNAVAILABLE = {"pubmed": "Pubmed: ind.pubmed.allx is not in the mirror", "wikivitals": "WikiVitals: only its labels are public in a usable size"}
+
+
+def available(params: dict[str, Any]) -> list[str]:
+    """The chosen datasets whose files can be had."""
+    return [d for d in params["datasets"] if dataset_status(d)["status"] == "available"]
+
+
+def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fold: int) -> dict[str, Any]:
+    """The fixed part of a cell's runs (the searched settings come on top)."""
+    return fair_eval.make_config(dataset, fold, kind, model, SEARCH_SEED, max_epochs=params["max_epochs"],
+                                 patience=params["patience"], **({"eps": 0.3} if model == "FAGCN" else {}))
+
+
+def distributions(model: str) -> dict[str, Any]:
+    """The search space as Optuna distributions (categorical: the paper's grid values)."""
+    import optuna
+
+    space = {**SPACE, **({"eps": EPS} if model == "FAGCN" else {})}
+    return {name: optuna.distributions.CategoricalDistribution(values) for name, values in space.items()}
+
+
+def cells(params: dict[str, Any]) -> list[tuple[str, str, str, int]]:
+    """Every (dataset, kind, base model, fold) searched."""
+    return [(d, k, m, f) for d in available(params) for k in params["kinds"] for m in sorted({m for m, _ in ROWS[_table(k)]})
+            for f in range(params["folds"])]
+
+
+def _table(kind: str) -> str:
+    return "dense" if kind == "dense" else "sparse"
+
+
+def _sampler_seed(dataset: str, kind: str, model: str, fold: int) -> int:
+    return zlib.crc32(f"{dataset}/{kind}/{model}/{fold}".encode())
+
+
+def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> search.Choice:
+    """The cell's genetic search on validation loss, replayed from the store (``train`` fills the gaps),
+    and its choice (recorded once complete)."""
+    dataset, kind, model, fold = cell
+    base = base_config(params, dataset, kind, model, fold)
+    study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
+                                  _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
+                                  params["generation"], train=train)
+    settings = [t.params for t in study.trials if t.state.is_finished()]
+    keys = [store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, {**base, **s}) for s in settings]
+    if len(keys) < params["trials"]:
+        return search.Choice(None, "search not complete", tuple(keys))
+    recorded = search.recorded_choice(CHAPTER, fair_eval.EXPERIMENT, tuple(keys))
+    if recorded is not None:
+        return recorded
+    choice = search.choose(settings, keys, records, fair_eval.EXPERIMENT.selection_spec(base), settings[0])
+    search.record_choice(CHAPTER, fair_eval.EXPERIMENT, choice)
+    return choice
+
+
+def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], setting: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs of a chosen setting, plain and (where a table has a GMNN row for the model) with GMNN."""
+    dataset, kind, model, fold = cell
+    base = {**base_config(params, dataset, kind, model, fold), **setting}
+    gmnn = {"gmnn_loops": params["gmnn_loops"], "gmnn_epochs": params["gmnn_epochs"], "gmnn_tau": GMNN_TAU}
+    with_gmnn = (model, True) in ROWS[_table(kind)]
+    return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in ([{}, gmnn] if with_gmnn else [{}])]
+
+
+def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
+    """Search every cell, then run its chosen setting; the records of every assessment run (what is
+    recorded is reused; with ``train=False`` nothing trains and incomplete cells are skipped)."""
+    configs = []
+    for cell in cells(params):
+        choice = search_cell(params, cell, train)
+        if choice.setting is not None:
+            configs += assessment_configs(params, cell, choice.setting)
+    if train:
+        return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="assessment") if configs else pd.DataFrame()
+    runs = store.load(CHAPTER)
+    wanted = {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in configs}
+    return runs[runs.key.isin(wanted)] if len(runs) else runs
+
+
+def _row_label(model: str, gmnn: bool) -> str:
+    return f"{model}+GMNN" if gmnn else model
+
+
+def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy per (dataset, kind, row, fold): the mean over that fold's runs (GMNN: p, q and best)."""
+    if not len(runs):
+        return pd.DataFrame(columns=["dataset", "kind", "row", "fold", "acc"])
+    runs = runs.assign(gmnn=runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna())
+    frames = []
+    for (dataset, kind, model, gmnn, fold), group in runs.groupby(["dataset", "kind", "model", "gmnn", "fold"]):
+        row = _row_label(model, gmnn)
+        frames.append({"dataset": dataset, "kind": kind, "row": row, "fold": fold, "acc": 100 * group.test_acc.mean()})
+        if gmnn and kind != "dense":
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN p", "fold": fold, "acc": 100 * group.test_p_acc.mean()})
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN q", "fold": fold, "acc": 100 * group.test_q_acc.mean()})
+    return pd.DataFrame(frames)
+
+
+def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFrame:
+    """Table 3 (``sparse``) or 4 (``dense``), long form: paper and ours (mean of fold means, std over
+    folds); datasets not obtainable here keep their paper numbers in rows marked unavailable."""
+    scores = fold_scores(runs)
+    kinds = [k for k in params["kinds"] if _table(k) == which]
+    labels = (["MLP", "GCN", "FAGCN", "GMNN p", "GMNN q", "GCN+GMNN", "FAGCN+GMNN"] if which == "sparse"
+              else [_row_label(m, g) for m, g in ROWS[which]])
+    rows = []
+    for dataset in list(params["datasets"]) + [d for d in ALL_DATASETS if d not in fair_eval.DATASETS]:
+        missing = UNAVAILABLE.get(dataset) or ("" if dataset in available(params) else "not obtainable here")
+        for kind in kinds:
+            for label in labels:
+                cell = scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)] if len(scores) else scores
+                paper = PAPER.get((label, dataset, kind), (math.nan, math.nan))
+                if math.isnan(paper[0]) and not len(cell):
+                    continue
+                ours = cell.acc.mean() if len(cell) else math.nan
+                std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
+                rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
+                             "ours": "unavailable" if missing else fmt(ours, std), "folds": len(cell),
+                             "verdict": "unavailable" if missing else verdict(ours, paper[0], params["tolerance"], len(cell)),
+                             "paper_mean": paper[0], "mean": ours, "std": std})
+    return pd.DataFrame(rows)
+
+
+def significance(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """GMNN (best of p and q) against its base over folds: one-sided paired t-test, stars as the paper's."""
+    from scipy.stats import ttest_rel
+
+    scores = fold_scores(runs)
+    rows = []
+    for dataset in available(params):
+        for kind in params["kinds"]:
+            for model, gmnn in ROWS[_table(kind)]:
+                if not gmnn:
+                    continue
+                pick = lambda label: scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)].set_index("fold").acc  # noqa: E731
+                base, with_gmnn = (pick(model), pick(_row_label(model, True))) if len(scores) else (pd.Series(dtype=float),) * 2
+                folds = base.index.intersection(with_gmnn.index)
+                p = float(ttest_rel(with_gmnn[folds], base[folds], alternative="greater").pvalue) if len(folds) > 1 else math.nan
+                stars = "" if math.isnan(p) else "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "n.s."
+                rows.append({"dataset": dataset, "kind": kind, "comparison": f"{model}+GMNN > {model}", "folds": len(folds),
+                             "gain (points)": float((with_gmnn[folds] - base[folds]).mean()) if len(folds) else math.nan,
+                             "p": p, "ours": stars, "paper": PAPER_STARS.get((dataset, kind) if kind != "dense" else (dataset, kind, model), "")})
+    return pd.DataFrame(rows)
+
+
+def significance_display(sig: pd.DataFrame) -> pd.DataFrame:
+    """The significance table as the page shows it: one line of words per comparison, ours and the paper's stars."""
+    if not len(sig):
+        return pd.DataFrame(columns=["ours", "paper"])
+    words = sig.apply(lambda r: "not run" if math.isnan(r["gain (points)"]) else
+                      f"{r['gain (points)']:+.2f} points over {r.folds} folds, p = {r.p:.3g} {r.ours}", axis=1)
+    index = sig.dataset + ", " + sig.kind.str.replace("_", " ") + ": " + sig.comparison
+    return pd.DataFrame({"ours": words.values, "paper": sig.paper.replace("", "n.s.").values}, index=pd.Index(index, name="GMNN over its base"))
+
+
+def caption(dataset: str) -> str:
+    """A sparse-table caption: the dataset, and why a paper-only one has no numbers of ours."""
+    return f"{dataset}: {UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else dataset
+
+
+def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs)."""
+    configs = []
+    for cell in cells(params):
+        dataset, kind, model, fold = cell
+        base = base_config(params, dataset, kind, model, fold)
+        study, _ = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
+                                _sampler_seed(*cell), params["device"], "replay", params["generation"], train=False)
+        configs += [{**base, **t.params} for t in study.trials]
+        choice = search_cell(params, cell, train=False)
+        if choice.setting is not None:
+            configs += assessment_configs(params, cell, choice.setting)
+    return configs
+
+
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params`` (as far as the recorded searches tell)."""
+    return {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in chapter_configs(params)}
+
+
+def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
+    """The chapter's known runs and their records (nothing is trained)."""
+    configs, runs = chapter_configs(params), store.load(CHAPTER)
+    keys = {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in configs}
+    return configs, runs[runs.key.isin(keys)] if len(runs) else runs
+
+
+def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
+    """The chapter's claims, decided from the records (nothing is trained here)."""
+    params = chapters.resolve(CHAPTER, profile) if params is None else params
+    runs = run(params, train=False) if runs is None else runs
+    scores = fold_scores(runs)
+    rows = []
+    for dataset in available(params):
+        for kind in params["kinds"]:
+            mean = lambda label: scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)].acc.mean() if len(scores) else math.nan  # noqa: E731
+            gcn, mlp = mean("GCN"), mean("MLP")
+            rows.append(claim_row(CHAPTER, f"{dataset}, {kind}: the graph helps (GCN above MLP)",
+                                  None if math.isnan(gcn + mlp) else bool(gcn > mlp), f"GCN {gcn:.1f} vs MLP {mlp:.1f}"))
+    sig = significance(runs, params)
+    for _, r in sig.iterrows():
+        sparse = r.kind != "dense"
+        claim = (f"{r.dataset}, {r.kind}: {r.comparison} significantly (p < 0.05)" if sparse
+                 else f"{r.dataset}, {r.kind}: {r.comparison} by less than a point, or not at all")
+        holds = None if math.isnan(r.p) else bool(r.p < 0.05) if sparse else bool(r["gain (points)"] < 1.0)
+        rows.append(claim_row(CHAPTER, claim, holds, f"gain {r['gain (points)']:.2f} points, p = {r.p:.3g}"))
+    return rows
+
+
+def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
+    """The chapter's searches and assessment runs, sparse training sets first (they train fastest)."""
+    order = sorted(params["kinds"], key=lambda k: k == "dense")
+    return [(f"{kind}", lambda kind=kind: run({**params, "kinds": [kind]})) for kind in order]
+
+
+def bench(seeds: int) -> list[dict[str, Any]]:
+    """The batched trainer against one-at-a-time training on Cora (MLP, GCN, FAGCN), 20 epochs."""
+    from graphrepro.bench import batched_speedup
+
+    data = fair_eval.prepare(fair_eval.make_config("cora", 0, "dense", "GCN", 0))
+    sizes = tuple(sorted({1, max(1, seeds), 8, 32}))
+    return [row for model in ("MLP", "GCN", "FAGCN")
+            for row in batched_speedup(model, data["graph"], data["y"], data["split"], sizes, epochs=20)]

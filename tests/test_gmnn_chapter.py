@@ -1,0 +1,54 @@
+"""Chapter 3's tables and verdicts from records: fold means, the paper's numbers beside ours, the
+one-sided paired t-test over folds, and claims decided by the data."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from scipy.stats import ttest_rel
+
+from graphrepro import chapters
+from graphrepro.claims import gmnn_fair_eval as ch3
+
+
+def test_paper_numbers_are_read_into_their_cells():
+    assert ch3.PAPER[("MLP", "cora", "sparse_balanced")] == (58.54, 3.98)
+    assert ch3.PAPER[("GCN+GMNN", "citeseer", "sparse_stratified")] == (71.62, 2.20)
+    assert ch3.PAPER[("FAGCN", "wikivitals", "sparse_stratified")] == (72.68, 1.17)  # WikiVitals' base is FAGCN
+    assert ch3.PAPER[("FAGCN+GMNN", "pubmed", "dense")] == (90.34, 0.88)
+    assert ch3.PAPER_STARS[("pubmed", "sparse_stratified")] == "***" and ch3.PAPER_STARS[("citeseer", "dense", "GCN")] == ""
+
+
+def _records(accuracy) -> pd.DataFrame:
+    """Two folds of cora, sparse balanced: MLP, GCN, and GCN+GMNN (with p and q), two runs each."""
+    rows = []
+    for fold in range(2):
+        for model, gmnn in (("MLP", False), ("GCN", False), ("GCN", True)):
+            for seed in (1, 2):
+                acc = accuracy(model, gmnn, fold, seed)
+                row = {"dataset": "cora", "kind": "sparse_balanced", "model": model, "fold": fold, "seed": seed,
+                       "test_acc": acc, "key": f"{model}{gmnn}{fold}{seed}"}
+                if gmnn:
+                    row.update(gmnn_loops=10, test_p_acc=acc - 0.01, test_q_acc=acc)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_tables_and_verdicts_follow_the_records():
+    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    if ch3.available(params) != ["cora"]:
+        pytest.skip("Cora is not in the mirror")
+    base = {"MLP": 0.58, "GCN": 0.80}
+    runs = _records(lambda model, gmnn, fold, seed: (0.82 + 0.01 * fold if gmnn else base[model]) + 0.002 * seed)
+    long = ch3.table(runs, params, "sparse")
+    gcn = long[(long.dataset == "cora") & (long.model == "GCN")].iloc[0]
+    assert gcn["mean"] == pytest.approx(80.3) and gcn.folds == 2 and gcn.verdict == "reproduced"  # paper 80.78
+    assert set(long[long.dataset == "pubmed"].ours) == {"unavailable"}  # paper-only rows
+    sig = ch3.significance(runs, params).iloc[0]
+    expected = ttest_rel([82.3, 83.3], [80.3, 80.3], alternative="greater").pvalue
+    assert sig.p == pytest.approx(expected) and sig["gain (points)"] == pytest.approx(2.5)
+    verdicts = {r["claim"]: r["verdict"] for r in ch3.claim_verdicts("smoke", runs, params)}
+    assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "holds"
+    worse = _records(lambda model, gmnn, fold, seed: 0.5 if model == "GCN" else 0.6)
+    verdicts = {r["claim"]: r["verdict"] for r in ch3.claim_verdicts("smoke", worse, params)}
+    assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "does not hold"
