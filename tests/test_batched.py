@@ -24,30 +24,48 @@ def toy():
     return x, edges, y, split
 
 
-def _reference_losses(model: str, x, edges, y, split, params, lr, wd, epochs, eps=0.0) -> list[float]:
-    """One MLP or FAGCN member, written with plain tensors and torch's own optimiser."""
-    w1, b1, w2, b2 = (params[k].clone().requires_grad_(True) for k in ("w1", "b1", "w2", "b2"))
-    extra = [params[k].clone().requires_grad_(True) for k in sorted(params) if k.startswith("gate")]
-    graph = batched.make_graph(x, edges)
-    optimiser = torch.optim.Adam([w1, b1, w2, b2, *extra], lr=lr, weight_decay=wd)
+def _adam_losses(forward, parameters, y, split, lr, wd, epochs) -> list[float]:
+    """Training losses of ``forward()`` under torch's own Adam, one full-batch step per epoch."""
+    optimiser = torch.optim.Adam(parameters, lr=lr, weight_decay=wd)
     losses = []
     for _ in range(epochs):
         optimiser.zero_grad()
-        if model == "MLP":
-            logits = F.relu(x @ w1[0] + b1[0]) @ w2[0] + b2[0]
-        else:
-            named = dict(zip(sorted(k for k in params if k.startswith("gate")), extra))
-            raw = h = F.relu(x @ w1[0] + b1[0])
-            src, dst = graph.edge_index
-            for i in range(2):
-                gate = torch.tanh(h[dst] @ named[f"gate_dst{i}"][0] + h[src] @ named[f"gate_src{i}"][0] + named[f"gate_b{i}"][0, 0])
-                h = torch.zeros_like(h).index_add(0, dst, (gate.squeeze(-1) * graph.degree_norm).unsqueeze(-1) * h[src]) + eps * raw
-            logits = h @ w2[0] + b2[0]
-        loss = F.cross_entropy(logits[split["train"]], y[split["train"]])
+        loss = F.cross_entropy(forward()[split["train"]], y[split["train"]])
         loss.backward()
         optimiser.step()
         losses.append(float(loss))
     return losses
+
+
+def _reference_losses(model: str, x, edges, y, split, params, lr, wd, epochs, eps=0.0) -> list[float]:
+    """One MLP or FAGCN member, written with plain tensors."""
+    w1, b1, w2, b2 = (params[k].clone().requires_grad_(True) for k in ("w1", "b1", "w2", "b2"))
+    gates = {k: params[k].clone().requires_grad_(True) for k in sorted(params) if k.startswith("gate")}
+    graph = batched.make_graph(x, edges)
+    src, dst = graph.edge_index
+
+    def forward():
+        raw = h = F.relu(x @ w1[0] + b1[0])
+        for i in range(2 if model == "FAGCN" else 0):
+            gate = torch.tanh(h[dst] @ gates[f"gate_dst{i}"][0] + h[src] @ gates[f"gate_src{i}"][0] + gates[f"gate_b{i}"][0, 0])
+            h = torch.zeros_like(h).index_add(0, dst, (gate.squeeze(-1) * graph.degree_norm).unsqueeze(-1) * h[src]) + eps * raw
+        return h @ w2[0] + b2[0]
+
+    return _adam_losses(forward, [w1, b1, w2, b2, *gates.values()], y, split, lr, wd, epochs)
+
+
+def _gcn_reference(x, edges, y, split, params, lr, wd, epochs) -> list[float]:
+    """Kipf's GCN from PyG's ``GCNConv`` layers, with the member's initial weights and biases."""
+    undirected = torch.unique(torch.cat([edges, edges.flip(0)], dim=1), dim=1)
+    undirected = undirected[:, undirected[0] != undirected[1]]
+    first, second = GCNConv(x.shape[1], 8), GCNConv(8, 3)
+    with torch.no_grad():
+        first.lin.weight.copy_(params["w1"][0].t())
+        first.bias.copy_(params["b1"][0, 0])
+        second.lin.weight.copy_(params["w2"][0].t())
+        second.bias.copy_(params["b2"][0, 0])
+    return _adam_losses(lambda: second(F.relu(first(x, undirected)), undirected), [*first.parameters(), *second.parameters()],
+                        y, split, lr, wd, epochs)
 
 
 @pytest.mark.parametrize("model", ["MLP", "GCN", "FAGCN"])
@@ -70,28 +88,6 @@ def test_each_member_matches_one_at_a_time_training(toy, model):
         else:
             reference = _reference_losses(model, x, edges, y, split, one, c["lr"], c["weight_decay"], 25, c["eps"])
         torch.testing.assert_close(torch.tensor(results[i].losses), torch.tensor(reference), atol=1e-5, rtol=1e-5)
-
-
-def _gcn_reference(x, edges, y, split, params, lr, wd, epochs) -> list[float]:
-    """Kipf's GCN from PyG's ``GCNConv`` layers (bias off: our biases are added after propagation, as theirs)."""
-    undirected = torch.unique(torch.cat([edges, edges.flip(0)], dim=1), dim=1)
-    undirected = undirected[:, undirected[0] != undirected[1]]
-    first, second = GCNConv(x.shape[1], 8), GCNConv(8, 3)
-    with torch.no_grad():
-        first.lin.weight.copy_(params["w1"][0].t())
-        first.bias.copy_(params["b1"][0, 0])
-        second.lin.weight.copy_(params["w2"][0].t())
-        second.bias.copy_(params["b2"][0, 0])
-    optimiser = torch.optim.Adam([*first.parameters(), *second.parameters()], lr=lr, weight_decay=wd)
-    losses = []
-    for _ in range(epochs):
-        optimiser.zero_grad()
-        logits = second(F.relu(first(x, undirected)), undirected)
-        loss = F.cross_entropy(logits[split["train"]], y[split["train"]])
-        loss.backward()
-        optimiser.step()
-        losses.append(float(loss))
-    return losses
 
 
 @pytest.mark.parametrize("model", ["MLP", "GCN", "FAGCN"])
