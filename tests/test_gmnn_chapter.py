@@ -52,3 +52,12 @@ def test_tables_and_verdicts_follow_the_records():
     worse = _records(lambda model, gmnn, fold, seed: 0.5 if model == "GCN" else 0.6)
     verdicts = {r["claim"]: r["verdict"] for r in ch3.claim_verdicts("smoke", worse, params)}
     assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "does not hold"
+
+
+def test_flips_count_the_folds_that_reverse_the_average_order():
+    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    # GCN beats MLP by 10 points in fold 0 and loses by 2 in fold 1: above on average, one flip
+    runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.60, "GCN": 0.70 - 0.12 * fold}[model] + (0.01 if gmnn else 0))
+    table = ch3.flips(runs, params).set_index("on average")
+    assert table.loc["GCN above MLP", "folds where it flips"] == "1 of 2"
+    assert table.loc["GCN+GMNN above GCN", "folds where it flips"] == "0 of 2"

@@ -8,8 +8,10 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 
 from graphrepro import chapters, search, store
 from graphrepro.chapters import DEVICE, Page, Param, same
@@ -263,6 +265,58 @@ def significance_display(sig: pd.DataFrame) -> pd.DataFrame:
 def caption(dataset: str) -> str:
     """A sparse-table caption: the dataset, and why a paper-only one has no numbers of ours."""
     return f"{dataset}: {UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else dataset
+
+
+ROW_ORDER = ("MLP", "GCN", "GCN+GMNN", "FAGCN", "FAGCN+GMNN")
+PAIRS = (("GCN", "MLP"), ("GCN+GMNN", "GCN"), ("FAGCN+GMNN", "FAGCN"), ("FAGCN", "GCN"))
+
+
+def fold_figure(runs: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
+    """Test accuracy per fold, a line per model, one panel per dataset and training set."""
+    scores = fold_scores(runs)
+    panels = [(d, k) for d in available(params) for k in params["kinds"]]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(5.2, 2.4 * max(len(panels), 1)), squeeze=False, sharex=True)
+    for ax, (dataset, kind) in zip(axes[:, 0], panels):
+        cell = scores[(scores.dataset == dataset) & (scores.kind == kind) & ~scores.row.isin(["GMNN p", "GMNN q"])] if len(scores) else scores
+        if len(cell):
+            order = [m for m in ROW_ORDER if m in set(cell.row)]
+            sns.lineplot(cell, x="fold", y="acc", hue="row", hue_order=order, palette=dict(zip(ROW_ORDER, sns.color_palette())),
+                         marker="o", ax=ax)
+            ax.legend(fontsize="x-small", ncols=3, loc="lower center")
+        ax.set_title(f"{dataset}, {kind.replace('_', ' ')}", fontsize="small")
+        ax.set_ylabel("test accuracy (%)")
+    axes[-1, 0].set_xlabel("fold")
+    fig.tight_layout()
+    return fig
+
+
+def flips(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """For the pairs the claims compare (graph or not, GMNN or not, GCN or FAGCN), in how many folds their
+    order is the reverse of the order of their means."""
+    scores = fold_scores(runs)
+    rows = []
+    for (dataset, kind), cell in (scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]) if len(scores) else []):
+        wide = cell.pivot(index="fold", columns="row", values="acc").dropna()
+        for a, b in PAIRS:
+            if a in wide and b in wide:
+                ahead = wide[a].mean() >= wide[b].mean()
+                reversed_ = int(((wide[a] < wide[b]) if ahead else (wide[a] > wide[b])).sum())
+                first, second = (a, b) if ahead else (b, a)
+                rows.append({"dataset": dataset, "kind": kind.replace("_", " "), "on average": f"{first} above {second}",
+                             "folds where it flips": f"{reversed_} of {len(wide)}"})
+    return pd.DataFrame(rows)
+
+
+def cost_table(params: dict[str, Any]) -> pd.DataFrame:
+    """Trainings recorded and their summed single-thread time per table (searches and assessment runs)."""
+    _, runs = chapter_records(params)
+    if not len(runs):
+        return pd.DataFrame(columns=["trainings", "CPU hours (sum of records)"])
+    runs = runs.assign(table=np.where(runs.kind == "dense", "Table 4 (dense)", "Table 3 (sparse)"),
+                       part=np.where(runs.seed == SEARCH_SEED, "search", np.where(runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna(), "GMNN runs", "runs")))
+    summary = runs.groupby(["table", "part"]).agg(trainings=("key", "count"), seconds=("wall_s", "sum"))
+    summary["CPU hours (sum of records)"] = (summary.pop("seconds") / 3600).round(2)
+    return summary
 
 
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
