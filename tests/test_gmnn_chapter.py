@@ -61,3 +61,21 @@ def test_flips_count_the_folds_that_reverse_the_average_order():
     table = ch3.flips(runs, params).set_index("on average")
     assert table.loc["GCN above MLP", "folds where it flips"] == "1 of 2"
     assert table.loc["GCN+GMNN above GCN", "folds where it flips"] == "0 of 2"
+
+
+def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
+    from graphrepro.data.registry import DataUnavailable
+    from graphrepro.experiments import fair_eval
+
+    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], public_seeds=3)
+    configs = ch3.public_configs(params)
+    assert len(configs) == 3 * 3 and {c["seed"] for c in configs} == {1, 2, 3}
+    assert all(c["hidden"] == 16 and c["dropout"] == 0.0 and c["kind"] == "public" for c in configs)
+    assert sum("gmnn_loops" in c for c in configs) == 3
+    with pytest.raises(ValueError, match="public split is fold 0"):
+        fair_eval.make_config("cora", 1, "public", "GCN", 0)
+    try:
+        split = fair_eval.prepare(configs[0])["split"]
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    assert [len(split[k]) for k in ("train", "valid", "test")] == [140, 500, 1000]

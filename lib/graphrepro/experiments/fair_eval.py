@@ -18,7 +18,7 @@ from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
 
 DATASETS = ("cora", "citeseer")
-KINDS = ("dense", "sparse_balanced", "sparse_stratified")
+KINDS = ("dense", "sparse_balanced", "sparse_stratified", "public")  # public: the one Planetoid split (fold 0)
 MODELS = ("MLP", "GCN", "FAGCN")
 DEFAULTS: dict[str, Any] = {"hidden": 64, "lr": 1e-2, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5,
                             "max_epochs": 1000, "patience": 200, "folds": 10, "split_seed": 0, "per_class": 20}
@@ -38,8 +38,8 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
     gmnn = [k for k in OPTIONAL[1:] if k in config]
     if gmnn and (len(gmnn) != 3 or model == "MLP"):
         raise ValueError("GMNN needs gmnn_loops, gmnn_epochs and gmnn_tau, on GCN or FAGCN")
-    if not 0 <= fold < config["folds"]:
-        raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1}")
+    if not 0 <= fold < config["folds"] or (kind == "public" and fold != 0):
+        raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1} (the public split is fold 0)")
     return {"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config}
 
 
@@ -54,11 +54,13 @@ def batch_key(config: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=2)
-def _graph(dataset: str) -> tuple[batched.Graph, torch.Tensor]:
+def _graph(dataset: str) -> tuple[batched.Graph, torch.Tensor, dict[str, torch.Tensor]]:
     data = planetoid_data(dataset)
     x = (data.x > 0).float()  # binarised, then L1-normalised per node
     x = x / x.sum(1, keepdim=True).clamp(min=1)
-    return batched.make_graph(x, data.edge_index), data.y
+    public = {name: torch.nonzero(mask).flatten() for name, mask in
+              (("train", data.train_mask), ("valid", data.val_mask), ("test", data.test_mask))}
+    return batched.make_graph(x, data.edge_index), data.y, public
 
 
 def fold_split(y: np.ndarray, config: dict[str, Any]) -> dict[str, torch.Tensor]:
@@ -74,8 +76,8 @@ def fold_split(y: np.ndarray, config: dict[str, Any]) -> dict[str, torch.Tensor]
 
 def prepare(config: dict[str, Any]) -> dict[str, Any]:
     """The graph, labels and split a config trains on."""
-    graph, y = _graph(config["dataset"])
-    return {"graph": graph, "y": y, "split": fold_split(y.numpy(), config)}
+    graph, y, public = _graph(config["dataset"])
+    return {"graph": graph, "y": y, "split": public if config["kind"] == "public" else fold_split(y.numpy(), config)}
 
 
 def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
