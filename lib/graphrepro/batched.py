@@ -1,10 +1,11 @@
-"""Many small full-batch trainings run as one model: the members of a batch share the graph products
-but each has its own initial weights, dropout masks (from its own generator), learning rate, weight
-decay, dropout rates, early stopping and restored best weights; a member that stops leaves the batch.
+"""Many small full-batch trainings run as one model: the members of a batch share each graph product
+(one block-diagonal sparse product for all of them) but each has its own initial weights, dropout masks
+and samples (from its own generators), learning rate, weight decay, dropout rates, early stopping, and
+restored best weights and optimiser state; a member that stops leaves the batch.
 
 Models are functions of a parameter dict whose tensors carry the member axis first, so the batch
-shrinks by indexing. Hidden activations are ``[members, nodes, features]``; sparse node features go
-through ``graphrepro.sparse.attention_sum`` with each member's dropped-out copy of the non-zeros only.
+shrinks by indexing. Activations are ``[members, nodes, features]``; sparse node features go through
+``graphrepro.sparse.block_sum`` with each member's dropped-out copy of the non-zeros only.
 """
 
 from __future__ import annotations
