@@ -151,24 +151,30 @@ def _sampler_seed(dataset: str, kind: str, model: str, fold: int) -> int:
     return zlib.crc32(f"{dataset}/{kind}/{model}/{fold}".encode())
 
 
-def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> search.Choice:
-    """The cell's genetic search on validation loss, replayed from the store (``train`` fills the gaps),
-    and its choice (recorded once complete)."""
+def key(config: dict[str, Any]) -> str:
+    """The store key of a chapter 3 run."""
+    return store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, config)
+
+
+def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> tuple[search.Choice, list[dict[str, Any]]]:
+    """The cell's genetic search on validation loss, replayed from the store (``train`` fills the gaps):
+    its choice (recorded once complete) and the configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
     study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
                                   _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
                                   params["generation"], train=train)
+    asked = [{**base, **t.params} for t in study.trials]
     settings = [t.params for t in study.trials if t.state.is_finished()]
-    keys = [store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, {**base, **s}) for s in settings]
+    keys = [key({**base, **s}) for s in settings]
     if len(keys) < params["trials"]:
-        return search.Choice(None, "search not complete", tuple(keys))
+        return search.Choice(None, "search not complete", tuple(keys)), asked
     recorded = search.recorded_choice(CHAPTER, fair_eval.EXPERIMENT, tuple(keys))
     if recorded is not None:
-        return recorded
+        return recorded, asked
     choice = search.choose(settings, keys, records, fair_eval.EXPERIMENT.selection_spec(base), settings[0])
     search.record_choice(CHAPTER, fair_eval.EXPERIMENT, choice)
-    return choice
+    return choice, asked
 
 
 def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], setting: dict[str, Any]) -> list[dict[str, Any]]:
@@ -185,7 +191,7 @@ def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
     recorded is reused; with ``train=False`` nothing trains and incomplete cells are skipped)."""
     configs = []
     for cell in cells(params):
-        choice = search_cell(params, cell, train)
+        choice, _ = search_cell(params, cell, train)
         if choice.setting is not None:
             configs += assessment_configs(params, cell, choice.setting)
     if train:
@@ -215,7 +221,7 @@ def run_public(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
 
 def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
     runs = store.load(CHAPTER)
-    wanted = {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in configs}
+    wanted = {key(c) for c in configs}
     return runs[runs.key.isin(wanted)] if len(runs) else runs
 
 
@@ -374,12 +380,8 @@ def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs)."""
     configs = []
     for cell in cells(params):
-        dataset, kind, model, fold = cell
-        base = base_config(params, dataset, kind, model, fold)
-        study, _ = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
-                                _sampler_seed(*cell), params["device"], "replay", params["generation"], train=False)
-        configs += [{**base, **t.params} for t in study.trials]
-        choice = search_cell(params, cell, train=False)
+        choice, asked = search_cell(params, cell, train=False)
+        configs += asked
         if choice.setting is not None:
             configs += assessment_configs(params, cell, choice.setting)
     return configs + public_configs(params)
@@ -387,14 +389,13 @@ def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params`` (as far as the recorded searches tell)."""
-    return {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in chapter_configs(params)}
+    return {key(c) for c in chapter_configs(params)}
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """The chapter's known runs and their records (nothing is trained)."""
-    configs, runs = chapter_configs(params), store.load(CHAPTER)
-    keys = {store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, c) for c in configs}
-    return configs, runs[runs.key.isin(keys)] if len(runs) else runs
+    configs = chapter_configs(params)
+    return configs, _recorded(configs)
 
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:

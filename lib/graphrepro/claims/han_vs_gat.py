@@ -304,14 +304,14 @@ def bench(seeds: int) -> list[dict[str, Any]]:
     from torch_geometric.nn import GATConv
 
     from graphrepro.bench import compare_seconds, seconds_per_run
-    from graphrepro.models.hgb import SimpleHGNConv
+    from graphrepro.models.hgb import gat_layer
 
     rows = []
     for dataset in available(chapters.resolve(CHAPTER, "standard")):
         data = hgb.prepare(hgb.make_config(dataset, "GAT", 0))
         graph, n = data["graph"], data["adj"].shape[0]
         x = torch.randn(n, 64, requires_grad=True)
-        ours = SimpleHGNConv(64, 64, 8, 0, 0, 0.0, 0.05, residual=False, beta=0.0, activation=False, type_embedding=False, bias=True)
+        ours = gat_layer(64, 64, 8, 0.0, 0.05, activation=False)
         theirs = GATConv(64, 64, heads=8, negative_slope=0.05, add_self_loops=False)
         rows.append(compare_seconds(
             f"GAT layer, {dataset} ({graph['edge_index'].shape[1]:,} edges)",

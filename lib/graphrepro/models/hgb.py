@@ -107,6 +107,12 @@ class SimpleHGNConv(nn.Module):
         return out, attention.detach()
 
 
+def gat_layer(in_dim: int, out_dim: int, heads: int, dropout: float, slope: float, activation: bool) -> SimpleHGNConv:
+    """A plain GAT layer (DGL's GATConv, as HGB's GAT and HAN use it): Simple-HGN's layer without its additions."""
+    return SimpleHGNConv(in_dim, out_dim, heads, edge_types=0, edge_dim=0, dropout=dropout, slope=slope, residual=False,
+                         beta=0.0, activation=activation, type_embedding=False, bias=True)
+
+
 class HGBGAT(nn.Module):
     """HGB's GAT: ``layers`` hidden GAT layers (``heads`` heads of ``hidden``, concatenated, ELU) and an
     output layer with one head; feature and attention dropout, a bias, no residual, no normalisation."""
@@ -115,10 +121,8 @@ class HGBGAT(nn.Module):
         super().__init__()
         self.inputs = inputs
         dims = [hidden] + [hidden * heads] * layers
-        plain = {"edge_types": 0, "edge_dim": 0, "dropout": dropout, "slope": slope, "residual": False, "beta": 0.0,
-                 "type_embedding": False, "bias": True}
-        self.convs = nn.ModuleList(SimpleHGNConv(dims[i], hidden, heads, activation=True, **plain) for i in range(layers))
-        self.convs.append(SimpleHGNConv(dims[-1], classes, 1, activation=False, **plain))
+        self.convs = nn.ModuleList(gat_layer(dims[i], hidden, heads, dropout, slope, True) for i in range(layers))
+        self.convs.append(gat_layer(dims[-1], classes, 1, dropout, slope, False))
 
     def forward(self, features: list[torch.Tensor | None], adj: torch.Tensor, graph: dict) -> torch.Tensor:
         h = self.inputs(features)
@@ -164,10 +168,8 @@ class HAN(nn.Module):
     def __init__(self, in_dim: int, hidden: int, heads: int, classes: int, metapaths: list[str], dropout: float,
                  semantic: int = 128, slope: float = 0.2):
         super().__init__()
-        plain = {"edge_types": 0, "edge_dim": 0, "dropout": dropout, "slope": slope, "residual": False, "beta": 0.0,
-                 "type_embedding": False, "bias": True, "activation": True}
         self.metapaths = list(metapaths)
-        self.convs = nn.ModuleDict({name: SimpleHGNConv(in_dim, hidden, heads, **plain) for name in self.metapaths})
+        self.convs = nn.ModuleDict({name: gat_layer(in_dim, hidden, heads, dropout, slope, True) for name in self.metapaths})
         self.semantic = nn.Sequential(nn.Linear(hidden * heads, semantic), nn.Tanh(), nn.Linear(semantic, 1, bias=False))
         self.out = nn.Linear(hidden * heads, classes)
 
