@@ -10,6 +10,7 @@ CHAPTERS: tuple[str, ...] = (
     "graphrepro.claims.hgcn_mlp_bug",
     "graphrepro.claims.han_vs_gat",
     "graphrepro.claims.gmnn_fair_eval",
+    "graphrepro.claims.lrgb_head",
 )
 
 BOOK_PAGES: tuple[Page, ...] = (

@@ -32,6 +32,20 @@ def average_precision(pos_scores: np.ndarray, neg_scores: np.ndarray) -> float:
     return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
 
 
+def multilabel_ap(labels: np.ndarray, scores: np.ndarray) -> float:
+    """OGB's ``eval_ap``: the mean over label columns of average precision, skipping columns where the
+    labelled rows do not hold both classes (NaN labels are unlabelled)."""
+    per_task = []
+    for y, s in zip(labels.T, scores.T):
+        known = ~np.isnan(y)
+        y, s = y[known], s[known]
+        if 0 < y.sum() < len(y):
+            per_task.append(average_precision(s[y == 1], s[y == 0]))
+    if not per_task:
+        raise ValueError("no label column holds both classes: average precision is undefined")
+    return float(np.mean(per_task))
+
+
 def link_metrics(pos_scores: np.ndarray, neg_scores: np.ndarray) -> dict[str, float]:
     """ROC AUC and average precision of positive against negative pair scores."""
     return {"roc": roc_auc(pos_scores, neg_scores), "ap": average_precision(pos_scores, neg_scores)}

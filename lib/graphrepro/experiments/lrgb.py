@@ -1,0 +1,255 @@
+"""Peptides-func graph classification (LRGB): GCN, GINE and GatedGCN under LRGB's original configurations
+and Tönshoff et al.'s tuned ones, mini-batch AdamW, test AP at the epoch of best validation AP. A run
+checkpoints every epoch (sha256-pinned), so an interrupted run continues where it stopped."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from torch_geometric.data import Data
+from torch_geometric.loader import DataLoader
+from torch_geometric.transforms import AddRandomWalkPE
+from tqdm.auto import tqdm
+
+from graphrepro import paths
+from graphrepro.data import lrgb as lrgb_data
+from graphrepro.experiments import Experiment
+from graphrepro.metrics import multilabel_ap
+from graphrepro.models.lrgb import Architecture, PeptideModel, parameter_count
+from graphrepro.train import seed_everything
+
+MODELS = ("GCN", "GINE", "GatedGCN")
+RWSE_STEPS = 20
+# LRGB's original configs (vijaydwivedi75/lrgb configs/{GCN,GINE,GatedGCN}/peptides-func-*.yaml)
+ORIGINAL: dict[str, dict[str, Any]] = {
+    "GCN": {"layers": 5, "hidden": 300, "residual": False, "batchnorm": True, "l2norm": True},
+    "GINE": {"layers": 5, "hidden": 208, "residual": True, "batchnorm": False, "l2norm": False},
+    "GatedGCN": {"layers": 5, "hidden": 138, "residual": True, "batchnorm": False, "l2norm": False},
+}
+# Tönshoff et al.'s tuned configs (toenshoff/LRGB configs/LRGB-tuned/peptides-func-*.yaml)
+TUNED: dict[str, dict[str, Any]] = {
+    "GCN": {"layers": 6, "hidden": 235},
+    "GINE": {"layers": 8, "hidden": 160},
+    "GatedGCN": {"layers": 10, "hidden": 95},
+}
+BASES: dict[str, dict[str, Any]] = {
+    "lrgb": {"head_layers": 1, "head_norm": True, "activation": "relu", "dropout": 0.0, "rwse": False, "batch_size": 128, "lr": 1e-3,
+             "epochs": 500, "schedule": "plateau", "warmup_epochs": 0.0, "schedule_per_batch": False, "clip": False},
+    "tuned": {"head_layers": 3, "head_norm": False, "l2norm": False, "activation": "gelu", "dropout": 0.1, "rwse": True, "batch_size": 200, "lr": 1e-3,
+              "epochs": 250, "schedule": "cosine", "warmup_epochs": 5.0, "schedule_per_batch": False, "clip": True,
+              "residual": True, "batchnorm": False},
+}
+PLATEAU = {"factor": 0.5, "patience": 20, "min_lr": 1e-5}  # GraphGym's reduce_on_plateau, stepped on val loss
+EVAL_BATCH = 512  # evaluation batches do not change the scores (BatchNorm uses its running statistics)
+
+
+def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str, Any]:
+    """A run: the base configuration of ``model`` with ``overrides`` (``head_layers``, ``rwse``, ``epochs``,
+    ``train_graphs``/``eval_graphs`` to take the first graphs of each split, 0 for all)."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
+    if base not in BASES:
+        raise ValueError(f"unknown base configuration {base!r}; choose from {tuple(BASES)}")
+    shape = TUNED[model] if base == "tuned" else ORIGINAL[model]
+    config = {"model": model, "base": base, **BASES[base], **shape, "train_graphs": 0, "eval_graphs": 0,
+              "seed": seed}
+    unknown = set(overrides) - set(config)
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
+    return {**config, **overrides}
+
+
+def architecture(config: dict[str, Any]) -> Architecture:
+    """The model a config builds."""
+    return Architecture(config["model"], config["layers"], config["hidden"], config["head_layers"],
+                        config["activation"], config["dropout"], config["residual"], config["batchnorm"],
+                        l2norm=config["l2norm"], head_norm=config["head_norm"],
+                        rwse_steps=RWSE_STEPS if config["rwse"] else 0)
+
+
+def build(config: dict[str, Any]) -> PeptideModel:
+    """The seeded, initialised model of a config."""
+    return PeptideModel(architecture(config), tuned=config["base"] == "tuned")
+
+
+def data_key(config: dict[str, Any]) -> tuple:
+    """Runs with the same encodings and subsets share prepared data."""
+    return (config["rwse"], config["train_graphs"], config["eval_graphs"])
+
+
+def random_walk_se(graphs: list[Data], progress: bool = True) -> list[torch.Tensor]:
+    """PyG's ``AddRandomWalkPE``: each node's probability of being back after 1..20 random-walk steps."""
+    add = AddRandomWalkPE(walk_length=RWSE_STEPS, attr_name="rwse")
+    with torch.no_grad():
+        return [add(g.clone()).rwse for g in tqdm(graphs, desc="Peptides-func: RWSE", unit="graph", disable=not progress)]
+
+
+def _cached_rwse(graphs: list[Data], tag: str) -> torch.Tensor:
+    """RWSE of every peptide (in dataset order), computed once and cached as a plain ``.npy``."""
+    cached = paths.cache_dir() / "processed" / f"peptides_func_rwse{RWSE_STEPS}_{tag}.npy"
+    if cached.exists():
+        return torch.from_numpy(np.load(cached, allow_pickle=False))
+    rwse = torch.cat(random_walk_se(graphs)).numpy()
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cached.parent, suffix=".npy")
+    with os.fdopen(fd, "wb") as fh:
+        np.save(fh, rwse)
+    os.replace(tmp, cached)
+    return torch.from_numpy(rwse)
+
+
+def prepare(config: dict[str, Any]) -> dict[str, list[Data]]:
+    """The splits (their first ``train_graphs``/``eval_graphs`` graphs when set), with RWSE when the config uses it."""
+    split = lrgb_data.load_peptides_func()
+    limits = {"train": config["train_graphs"], "val": config["eval_graphs"], "test": config["eval_graphs"]}
+    chosen = {k: graphs[: limits[k]] if limits[k] else graphs for k, graphs in split.items()}
+    if config["rwse"]:
+        if not any(limits.values()):
+            every = [g for k in lrgb_data.SPLITS for g in split[k]]
+            rwse = _cached_rwse(every, hashlib.sha256(str([len(split[k]) for k in lrgb_data.SPLITS]).encode()).hexdigest()[:8])
+            offset = 0
+            for graph in every:
+                graph.rwse, offset = rwse[offset : offset + graph.num_nodes], offset + graph.num_nodes
+        else:
+            for graphs in chosen.values():
+                for graph, pe in zip(graphs, random_walk_se(graphs, progress=False)):
+                    graph.rwse = pe
+    return chosen
+
+
+def lr_factor(t: float, config: dict[str, Any]) -> float:
+    """GraphGPS's cosine schedule with linear warm-up at (fractional) epoch ``t``: at least 1e-6 during warm-up."""
+    warmup, total = config["warmup_epochs"], config["epochs"]
+    if t < warmup:
+        return max(1e-6, t / warmup)
+    return max(0.0, 0.5 * (1.0 + math.cos(math.pi * (t - warmup) / max(1e-9, total - warmup))))
+
+
+def checkpoint_dir(key: str) -> Path:
+    """Where a run's checkpoint lives while it trains (the cache, never the repository)."""
+    return paths.cache_dir() / "checkpoints" / "peptides-func" / key
+
+
+def save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
+    """Write the state atomically, then its sha256 beside it (a checkpoint without a matching digest is ignored)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".pt")
+    with os.fdopen(fd, "wb") as fh:
+        torch.save(state, fh)
+    digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
+    (folder / "state.sha256").unlink(missing_ok=True)
+    os.replace(tmp, folder / "state.pt")
+    (folder / "state.sha256").write_text(digest)
+
+
+def load_checkpoint(folder: Path) -> dict[str, Any] | None:
+    """The saved state, only if its bytes match their pinned sha256, and then without unpickling code."""
+    state, pin = folder / "state.pt", folder / "state.sha256"
+    if not (state.exists() and pin.exists()):
+        return None
+    data = state.read_bytes()
+    if hashlib.sha256(data).hexdigest() != pin.read_text().strip():
+        return None  # torn or edited: start over rather than trust it
+    import io
+
+    return torch.load(io.BytesIO(data), weights_only=True)
+
+
+def _evaluate(model: PeptideModel, graphs: list[Data], device: torch.device) -> tuple[float, float]:
+    """(AP, mean BCE loss) on a split."""
+    model.eval()
+    scores, labels = [], []
+    with torch.no_grad():
+        for batch in DataLoader(graphs, batch_size=EVAL_BATCH):
+            batch = batch.to(device)
+            scores.append(model(batch).cpu())
+            labels.append(batch.y.cpu())
+    s, y = torch.cat(scores), torch.cat(labels)
+    return multilabel_ap(y.numpy(), s.numpy()), float(F.binary_cross_entropy_with_logits(s, y))
+
+
+def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch.device, key: str,
+              stop_after: int | None = None) -> dict[str, Any] | None:
+    """Train one config from its checkpoint (or from scratch), checkpointing after every epoch; the
+    metrics and the per-epoch curve when it finishes, None when ``stop_after`` epochs ended it early."""
+    seed_everything(config["seed"])
+    model = build(config).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=config["lr"], weight_decay=0.0)
+    plateau = (torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", **PLATEAU)
+               if config["schedule"] == "plateau" else None)
+    shuffle = torch.Generator().manual_seed(config["seed"])
+    loader = DataLoader(data["train"], batch_size=config["batch_size"], shuffle=True, generator=shuffle)
+    folder = checkpoint_dir(key)
+    curve: dict[str, list[float]] = {k: [] for k in ("train_loss", "val_ap", "test_ap", "val_loss", "lr", "train_s", "eval_s")}
+    state = load_checkpoint(folder)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimiser"])
+        if plateau is not None:
+            plateau.load_state_dict(state["plateau"])
+        shuffle.set_state(state["shuffle"])
+        torch.set_rng_state(state["torch_rng"])
+        curve = state["curve"]
+    for epoch in range(len(curve["val_ap"]), config["epochs"]):
+        if stop_after is not None and epoch >= stop_after:
+            return None
+        model.train()
+        start, losses, steps = time.perf_counter(), [], len(loader)
+        for i, batch in enumerate(loader):
+            if config["schedule"] == "cosine":
+                t = epoch + i / steps if config["schedule_per_batch"] else epoch
+                for group in opt.param_groups:
+                    group["lr"] = config["lr"] * lr_factor(t, config)
+            batch = batch.to(device)
+            opt.zero_grad()
+            loss = F.binary_cross_entropy_with_logits(model(batch), batch.y)
+            loss.backward()
+            if config["clip"]:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(float(loss.detach()))
+        train_s = time.perf_counter() - start
+        start = time.perf_counter()
+        val_ap, val_loss = _evaluate(model, data["val"], device)
+        test_ap, _ = _evaluate(model, data["test"], device)
+        if plateau is not None:
+            plateau.step(val_loss)
+        for name, value in (("train_loss", float(np.mean(losses))), ("val_ap", val_ap), ("test_ap", test_ap),
+                            ("val_loss", val_loss), ("lr", opt.param_groups[0]["lr"]), ("train_s", train_s),
+                            ("eval_s", time.perf_counter() - start)):
+            curve[name].append(value)
+        save_checkpoint(folder, {"model": model.state_dict(), "optimiser": opt.state_dict(), "curve": curve,
+                                 "plateau": plateau.state_dict() if plateau is not None else {},
+                                 "shuffle": shuffle.get_state(), "torch_rng": torch.get_rng_state()})
+    best = int(np.argmax(curve["val_ap"]))
+    train_graphs, eval_graphs = len(data["train"]), len(data["val"]) + len(data["test"])
+    metrics = {
+        "val_ap": curve["val_ap"][best], "test_ap": curve["test_ap"][best], "val_loss": curve["val_loss"][best],
+        "best_epoch": best, "epochs_run": len(curve["val_ap"]), "parameters": parameter_count(model),
+        "artefacts": {"curve": {k: np.asarray(v, dtype=np.float64) for k, v in curve.items()}
+                      | {"train_graphs_per_s": np.asarray(train_graphs / np.asarray(curve["train_s"])),
+                         "eval_graphs_per_s": np.asarray(eval_graphs / np.asarray(curve["eval_s"]))}},
+    }
+    shutil.rmtree(folder, ignore_errors=True)
+    return metrics
+
+
+def train(data: dict[str, list[Data]], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
+    """Train configs one at a time (each continues from its checkpoint when one exists)."""
+    from graphrepro.store import config_key
+
+    return [train_run(data, c, device, config_key(EXPERIMENT.name, EXPERIMENT.version, c)) for c in configs]
+
+
+EXPERIMENT = Experiment("peptides-func", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
+                        metrics=("ap", "loss"), selection=lambda c: "ap")

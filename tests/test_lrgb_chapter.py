@@ -1,0 +1,166 @@
+"""Chapter 4 (Peptides-func head ablation): layers against independent computations, the configurations'
+parameter counts against LRGB's, the AP metric against scikit-learn, and checkpointed training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import average_precision_score
+from torch_geometric.data import Batch, Data
+
+from graphrepro.experiments import lrgb
+from graphrepro.metrics import multilabel_ap
+from graphrepro.models import lrgb as models
+
+
+def random_molecules(n: int, seed: int = 0) -> list[Data]:
+    """Small random graphs in Peptides-func's format (OGB atom and bond integer features, 10 labels)."""
+    from ogb.utils.features import get_atom_feature_dims, get_bond_feature_dims
+
+    g = torch.Generator().manual_seed(seed)
+    graphs = []
+    for _ in range(n):
+        nodes = int(torch.randint(4, 12, (1,), generator=g))
+        src = torch.arange(nodes - 1)
+        ei = torch.stack([torch.cat([src, src + 1]), torch.cat([src + 1, src])])  # a chain, both directions
+        x = torch.stack([torch.randint(0, d, (nodes,), generator=g) for d in get_atom_feature_dims()], 1)
+        half = torch.stack([torch.randint(0, d, (nodes - 1,), generator=g) for d in get_bond_feature_dims()], 1)
+        y = (torch.rand(1, 10, generator=g) < 0.3).float()
+        graphs.append(Data(x=x, edge_index=ei, edge_attr=torch.cat([half, half]), y=y))
+    return graphs
+
+
+def test_multilabel_ap_is_sklearns_mean_over_labels_with_both_classes():
+    rng = np.random.default_rng(0)
+    y = (rng.random((200, 6)) < 0.2).astype(float)
+    y[:, 3] = 0  # one label without positives is skipped, as OGB's eval_ap does
+    y[rng.random(200) < 0.1, 1] = np.nan  # unlabelled entries are ignored
+    s = rng.normal(size=(200, 6)).round(1)  # ties
+    expected = []
+    for j in range(6):
+        known = ~np.isnan(y[:, j])
+        if 0 < y[known, j].sum() < known.sum():
+            expected.append(average_precision_score(y[known, j], s[known, j]))
+    assert multilabel_ap(y, s) == pytest.approx(np.mean(expected), abs=1e-12)
+    with pytest.raises(ValueError, match="both classes"):
+        multilabel_ap(np.zeros((5, 2)), np.zeros((5, 2)))
+
+
+def test_gated_gcn_layer_matches_the_formula_node_by_node():
+    torch.manual_seed(0)
+    layer = models.GatedGCNLayer(8, dropout=0.0, residual=True).eval()
+    ei = torch.tensor([[0, 1, 2, 2], [1, 2, 0, 1]])
+    x, e = torch.randn(3, 8), torch.randn(4, 8)
+    out_x, out_e = layer(x, ei, e)
+    with torch.no_grad():
+        e_hat = torch.stack([layer.D(x[d]) + layer.E(x[s]) + layer.C(e[k]) for k, (s, d) in enumerate(ei.T.tolist())])
+        rows = []
+        for i in range(3):
+            incoming = [k for k, d in enumerate(ei[1].tolist()) if d == i]
+            gates = [torch.sigmoid(e_hat[k]) for k in incoming]
+            num = sum((g * layer.B(x[ei[0, k]]) for g, k in zip(gates, incoming)), torch.zeros(8))
+            den = sum(gates, torch.zeros(8))
+            rows.append(layer.A(x[i]) + num / (den + 1e-6))
+        h = torch.relu(layer.norm_x(torch.stack(rows)))
+        expected_e = e + torch.relu(layer.norm_e(e_hat))
+    torch.testing.assert_close(out_x, x + h)
+    torch.testing.assert_close(out_e, expected_e)
+
+
+def test_gine_layer_is_pygs_gineconv_plus_its_post_activation():
+    from torch_geometric.nn import GINEConv
+
+    torch.manual_seed(1)
+    layer = models.GINELayer(6, "relu", 0.0, residual=True, tuned=False).eval()
+    reference = GINEConv(layer.conv.nn, train_eps=False)
+    ei = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+    x, e = torch.randn(3, 6), torch.randn(4, 6)
+    torch.testing.assert_close(layer(x, ei, e)[0], x + torch.relu(reference(x, ei, e)))
+    # the message is ReLU(x_j + e_ij), summed, added to x_i, then the network
+    by_hand = x + torch.stack([sum((torch.relu(x[s] + e[k]) for k, (s, d) in enumerate(ei.T.tolist()) if d == i), torch.zeros(6))
+                               for i in range(3)])
+    torch.testing.assert_close(reference(x, ei, e), layer.conv.nn(by_hand))
+
+
+@pytest.mark.parametrize("model,listed", [("GCN", 508_000), ("GINE", 476_000), ("GatedGCN", 509_000)])
+def test_lrgb_configurations_have_the_parameter_counts_lrgb_lists(model, listed):
+    count = models.parameter_count(lrgb.build(lrgb.make_config(model, "lrgb", 0)))
+    assert abs(count - listed) < 1000
+    wider = models.parameter_count(lrgb.build(lrgb.make_config(model, "lrgb", 0, head_layers=2)))
+    d = lrgb.ORIGINAL[model]["hidden"]
+    assert wider - count == d * d + 2 * d  # one hidden head layer: Linear without bias and BatchNorm
+
+
+def test_tuned_gcn_has_the_tuned_configs_parameter_count_and_every_tuned_model_fits_the_budget():
+    assert models.parameter_count(lrgb.build(lrgb.make_config("GCN", "tuned", 0))) == 485_741
+    for model in lrgb.MODELS:
+        for rwse in (True, False):
+            assert models.parameter_count(lrgb.build(lrgb.make_config(model, "tuned", 0, rwse=rwse))) <= 500_000
+
+
+def test_cosine_schedule_warms_up_linearly_then_decays_to_zero():
+    config = lrgb.make_config("GCN", "tuned", 0)
+    factors = [lrgb.lr_factor(t, config) for t in range(250)]
+    assert factors[0] == 1e-6 and factors[1] == pytest.approx(0.2) and factors[5] == 1.0
+    assert all(a >= b for a, b in zip(factors[5:], factors[6:]))
+    assert factors[-1] == pytest.approx(0.5 * (1 + np.cos(np.pi * 244 / 245)))
+
+
+def test_unknown_fields_and_models_are_refused():
+    with pytest.raises(ValueError, match="unknown model"):
+        lrgb.make_config("GAT", "tuned", 0)
+    with pytest.raises(ValueError, match="unknown fields"):
+        lrgb.make_config("GCN", "tuned", 0, heads=3)
+
+
+def test_random_walk_encoding_is_the_return_probability():
+    graph = random_molecules(1)[0]
+    (rwse,) = lrgb.random_walk_se([graph], progress=False)
+    n = graph.num_nodes
+    adj = torch.zeros(n, n)
+    adj[graph.edge_index[0], graph.edge_index[1]] = 1
+    step = adj / adj.sum(1, keepdim=True)
+    power, expected = torch.eye(n), []
+    for _ in range(lrgb.RWSE_STEPS):
+        power = power @ step
+        expected.append(power.diagonal())
+    torch.testing.assert_close(rwse, torch.stack(expected, 1))
+
+
+@pytest.mark.parametrize("model,base", [("GCN", "lrgb"), ("GatedGCN", "tuned")])
+def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base):
+    monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
+    graphs = random_molecules(48)
+    data = {"train": graphs[:32], "val": graphs[32:40], "test": graphs[40:]}
+    if base == "tuned":
+        for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False)):
+            g.rwse = pe
+    config = lrgb.make_config(model, base, 3, epochs=4, batch_size=8, warmup_epochs=1.0)
+    straight = lrgb.train_run(data, config, torch.device("cpu"), "straight")
+    assert lrgb.train_run(data, config, torch.device("cpu"), "halves", stop_after=2) is None
+    assert (lrgb.checkpoint_dir("halves") / "state.pt").exists()
+    resumed = lrgb.train_run(data, config, torch.device("cpu"), "halves")
+    for name in ("val_ap", "test_ap", "val_loss", "best_epoch", "epochs_run"):
+        assert resumed[name] == straight[name]
+    np.testing.assert_array_equal(resumed["artefacts"]["curve"]["val_ap"], straight["artefacts"]["curve"]["val_ap"])
+    assert not lrgb.checkpoint_dir("halves").exists()  # a finished run leaves no checkpoint behind
+
+
+def test_a_checkpoint_that_does_not_match_its_digest_is_not_loaded(tmp_path):
+    folder = tmp_path / "run"
+    lrgb.save_checkpoint(folder, {"curve": {"val_ap": [0.5]}})
+    assert lrgb.load_checkpoint(folder)["curve"]["val_ap"] == [0.5]
+    with open(folder / "state.pt", "ab") as fh:
+        fh.write(b"tampered")
+    assert lrgb.load_checkpoint(folder) is None
+
+
+def test_model_scores_a_batch_of_peptides_per_graph():
+    graphs = random_molecules(5)
+    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False)):
+        g.rwse = pe
+    for model in lrgb.MODELS:
+        for base in lrgb.BASES:
+            net = lrgb.build(lrgb.make_config(model, base, 0)).eval()
+            assert net(Batch.from_data_list(graphs)).shape == (5, 10)
