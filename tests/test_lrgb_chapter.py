@@ -164,3 +164,76 @@ def test_model_scores_a_batch_of_peptides_per_graph():
         for base in lrgb.BASES:
             net = lrgb.build(lrgb.make_config(model, base, 0)).eval()
             assert net(Batch.from_data_list(graphs)).shape == (5, 10)
+
+
+class _LocalOnly(torch.nn.Module):
+    """Our GatedGCN as a plain ``conv(x, edge_index, edge_attr) -> x`` for PyG's GPSConv."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x, edge_index, edge_attr):
+        return self.layer(x, edge_index, edge_attr)[0]
+
+
+def test_gps_layer_equals_pygs_gpsconv_and_chunked_attention_equals_one_padded_batch():
+    from torch_geometric.nn import GPSConv
+
+    torch.manual_seed(2)
+    graphs = random_molecules(9)
+    batch = Batch.from_data_list(graphs)
+    x, e = torch.randn(batch.num_nodes, 8), torch.randn(batch.num_edges, 8)
+    ours = models.GPSLayer(8, heads=2, activation="gelu", dropout=0.0, attention_dropout=0.0, chunk=2).eval()
+    theirs = GPSConv(8, _LocalOnly(ours.local), heads=2, dropout=0.0, act="gelu", norm="batch_norm").eval()
+    theirs.attn, theirs.mlp = ours.attention, ours.ff
+    expected = theirs(x, batch.edge_index, batch.batch, edge_attr=e)
+    torch.testing.assert_close(ours(x, batch.edge_index, e, batch.batch, batch.num_graphs)[0], expected)
+    padded = models.attention_by_size(ours.attention, x, batch.batch, batch.num_graphs, chunk=batch.num_graphs)
+    for chunk in (1, 4):
+        torch.testing.assert_close(models.attention_by_size(ours.attention, x, batch.batch, batch.num_graphs, chunk), padded)
+
+
+def test_laplacian_encoding_holds_the_smallest_eigenpairs_and_pads_small_graphs():
+    graphs = random_molecules(6)
+    for graph, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):
+        n, k = graph.num_nodes, min(graph.num_nodes, lrgb.LAPPE_FREQUENCIES)
+        vecs, vals = pe[:, : lrgb.LAPPE_FREQUENCIES], pe[:, lrgb.LAPPE_FREQUENCIES :]
+        lap = torch.zeros(n, n)
+        lap[graph.edge_index[0], graph.edge_index[1]] = -1.0
+        lap += torch.diag(-lap.sum(1))
+        torch.testing.assert_close(lap @ vecs[:, :k], vecs[:, :k] * vals[0, :k], atol=1e-5, rtol=1e-5)
+        assert vals[0, 0].abs() < 1e-5  # a connected graph's smallest eigenvalue is 0
+        assert torch.isnan(pe[:, k : lrgb.LAPPE_FREQUENCIES]).all()  # fewer nodes than frequencies: padded
+
+
+def test_gps_fits_the_budget_and_runs_only_tuned():
+    count = models.parameter_count(lrgb.build(lrgb.make_config("GPS", "tuned", 0)))
+    assert count <= 500_000
+    with pytest.raises(ValueError, match="tuned"):
+        lrgb.make_config("GPS", "lrgb", 0)
+    graphs = random_molecules(4)
+    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):
+        g.eigvecs, g.eigvals = pe[:, :10], pe[:, 10:]
+    net = lrgb.build(lrgb.make_config("GPS", "tuned", 0))
+    assert net(Batch.from_data_list(graphs)).shape == (4, 10)
+
+
+def test_gcn_layer_equals_pygs_gcnconv_in_values_and_gradients():
+    from torch_geometric.nn import GCNConv
+
+    torch.manual_seed(3)
+    batch = Batch.from_data_list(random_molecules(6))
+    layer = models.GCNLayer(8, "relu", 0.0, residual=False, batchnorm=False)
+    torch.nn.init.normal_(layer.conv.bias)
+    reference = GCNConv(8, 8)
+    reference.load_state_dict(layer.conv.state_dict())
+    x1 = torch.randn(batch.num_nodes, 8, requires_grad=True)
+    x2 = x1.detach().clone().requires_grad_(True)
+    ours = layer(x1, models.gcn_adjacency(batch.edge_index, batch.num_nodes), None)[0]
+    theirs = torch.relu(reference(x2, batch.edge_index))
+    torch.testing.assert_close(ours, theirs)
+    ours.square().sum().backward()
+    theirs.square().sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad)
+    torch.testing.assert_close(layer.conv.lin.weight.grad, reference.lin.weight.grad)
