@@ -99,10 +99,10 @@ def _moments(name: str, c: np.ndarray, k: int = 10) -> tuple[float, float]:
     if name == "hits_at_k":
         p = np.minimum(k / c, 1.0)
         return float(p.mean()), float((p * (1 - p)).sum() / n**2)
-    if name == "gmr":  # E[Π r_i^(1/n)] = Π E[r_i^(1/n)]; products in log space
-        first = np.exp(np.log(_power_mean(c, 1.0 / n)).sum())
-        second = np.exp(np.log(_power_mean(c, 2.0 / n)).sum())
-        return float(first), float(max(second - first**2, 0.0))
+    if name == "gmr":  # E[Π r_i^(1/n)] = Π E[r_i^(1/n)]; V = E1² (E2 / E1² - 1), in log space without cancellation
+        log_first = np.log(_power_mean(c, 1.0 / n))
+        gap = (np.log(_power_mean(c, 2.0 / n)) - 2 * log_first).sum()
+        return float(np.exp(log_first.sum())), float(np.exp(2 * log_first.sum()) * np.expm1(gap))
     raise KeyError(name)
 
 
