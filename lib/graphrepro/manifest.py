@@ -11,6 +11,7 @@ CHAPTERS: tuple[str, ...] = (
     "graphrepro.claims.han_vs_gat",
     "graphrepro.claims.gmnn_fair_eval",
     "graphrepro.claims.lrgb_head",
+    "graphrepro.claims.mrr_variants",
 )
 
 BOOK_PAGES: tuple[Page, ...] = (

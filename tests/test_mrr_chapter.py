@@ -1,0 +1,67 @@
+"""Chapter 5 (which MRR?): the link-prediction query ranks on a hand-made graph, LRGB's aggregation by
+hand, the worked example on the page, and a knowledge-graph run whose stored ranks give pykeen's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+
+from graphrepro.claims import mrr_variants as ch5
+from graphrepro.experiments import kg, linkpred
+from graphrepro.metrics import ranking
+
+
+def test_query_ranks_on_a_hand_made_graph():
+    # node 0's embedding scores itself highest, then 1, 2, 3; known edges 0-1 and 0-2
+    z = torch.tensor([[3.0, 0.0], [2.0, 0.0], [1.0, 0.0], [0.5, 0.0]])
+    known = sp.csr_matrix(np.array([[0, 1, 1, 0], [1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], dtype=bool))
+    ranks = linkpred.query_ranks(z, np.array([[0, 2]]), known)
+    # query 0 -> 2: raw behind 0 itself and 1; filtered drops 1; extended drops 0 too
+    assert ranks["raw_realistic"][0] == 3 and ranks["filtered_realistic"][0] == 2 and ranks["extended_realistic"][0] == 1
+    assert list(ranks["raw_candidates"][:1]) == [4] and ranks["extended_candidates"][0] == 2
+    # the reverse query 2 -> 0: node 0 scores 3 with node 2, above every other candidate
+    assert ranks["raw_realistic"][1] == 1
+    np.testing.assert_array_equal(ranks["raw_argsort"], ranks["raw_realistic"])  # no ties: argsort agrees
+
+
+def test_argsort_ranks_move_with_ties_while_realistic_ranks_do_not():
+    scores = np.zeros((1, 50))
+    ranks = ranking.ranks_from_scores(scores, [7])
+    assert ranks["realistic"][0] == 25.5
+    assert 1 <= linkpred.argsort_ranks(scores, np.array([7]), None)[0] <= 50
+
+
+def test_lrgb_aggregation_is_a_weighted_mean_of_graph_means_not_a_query_mean():
+    values = np.array([1.0, 0.0, 0.0, 1.0, 1.0])  # graph 0: two queries, graph 1: one, graph 2: two
+    graph = np.array([0, 0, 1, 2, 2])
+    batch_of_graph = np.array([0, 0, 1])  # graphs 0 and 1 in batch 0, graph 2 in batch 1
+    pairs = np.array([30, 10])  # labelled pairs per batch
+    by_hand = (30 * np.mean([0.5, 0.0]) + 10 * 1.0) / 40
+    assert ch5.lrgb_aggregate(values, graph, batch_of_graph, pairs) == pytest.approx(by_hand)
+    assert by_hand != pytest.approx(values.mean())
+
+
+def test_the_page_reproduces_the_worked_example():
+    table = ch5.worked_example()
+    np.testing.assert_allclose(table["MRR (ours)"], table["MRR (note)"])
+
+
+def test_a_knowledge_graph_run_keeps_ranks_that_give_pykeens_numbers():
+    config = kg.make_config("nations", "TransE", 0, epochs=2)
+    (metrics,) = kg.train(kg.prepare(config), [config], torch.device("cpu"))
+    r = metrics["artefacts"]["ranks"]
+    ranks = np.concatenate([r["head_realistic"], r["tail_realistic"]])
+    counts = np.concatenate([r["head_candidates"], r["tail_candidates"]])
+    assert len(ranks) == 2 * 201 and (counts <= 14).all()  # Nations: 201 test triples, 14 entities
+    assert ranking.mrr(ranks) == pytest.approx(metrics["pykeen_mrr"], rel=1e-6)
+    assert ranking.amri(ranks, counts) == pytest.approx(metrics["pykeen_amri"], abs=1e-6)
+
+
+def test_published_configurations_are_read_from_pykeens_wheel():
+    arguments = kg.pipeline_arguments(kg.make_config("wn18rr", "RotatE", 0, epochs=3))
+    assert arguments["model"] == "RotatE" and arguments["training_kwargs"]["num_epochs"] == 3
+    assert arguments["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024  # Sun et al.'s setting
+    with pytest.raises(ValueError, match="unknown knowledge graph"):
+        kg.make_config("wn18", "RotatE", 0)
