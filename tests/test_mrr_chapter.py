@@ -65,3 +65,17 @@ def test_published_configurations_are_read_from_pykeens_wheel():
     assert arguments["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024  # Sun et al.'s setting
     with pytest.raises(ValueError, match="unknown knowledge graph"):
         kg.make_config("wn18", "RotatE", 0)
+
+
+def test_processes_loading_a_shipped_graph_at_once_all_succeed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = "import graphrepro; from graphrepro.data import kg; print(kg.load_kg('nations')['test'].num_triples)"
+    env = {**os.environ, "GRAPHREPRO_DATA": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [err[-500:] for _, err in outputs]
+    assert all(out.strip().endswith("201") for out, _ in outputs)

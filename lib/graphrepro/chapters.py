@@ -87,6 +87,8 @@ class Param:
         """The allowed values as shown to users: a choice list, or a finite range."""
         if self.choices is not None:
             return ", ".join(map(str, self.choices))
+        if self.type is bool:
+            return "true, false"
         upper = "<" if self.below_maximum else "<="
         return f"finite, >= {_number(self.minimum)} and {upper} {_number(self.maximum)}"
 

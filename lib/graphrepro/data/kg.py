@@ -5,6 +5,7 @@ validation or test triple is dropped). pykeen's own cache is pointed inside the 
 
 from __future__ import annotations
 
+import fcntl
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,10 +81,18 @@ def load_kg(name: str) -> dict[str, object]:
     """A knowledge graph's train, valid and test factories: WN18RR or FB15k-237 from the registry, or one
     of the graphs shipped with pykeen."""
     if name in SHIPPED:
-        use_project_cache()
+        home = use_project_cache()
+        home.mkdir(parents=True, exist_ok=True)
         from pykeen.datasets import get_dataset
 
-        dataset = get_dataset(dataset=name)
+        # pykeen writes its cache of a shipped graph on first use; two workers doing so at once read each
+        # other's half-written files, so the first use is one process at a time
+        with open(home / f".{name}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                dataset = get_dataset(dataset=name)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
         return {"train": dataset.training, "valid": dataset.validation, "test": dataset.testing}
     (remote,) = DATASETS[name].files
     parts = factories(triples_from_tarball(resolve(remote)))
