@@ -125,3 +125,13 @@ def test_list_shows_parameters_and_profiles(capsys):
     out = capsys.readouterr().out
     for needle in ("hgcn-mlp-bug", "seeds", "int", ">= 1 and <= 100", "< 1", "max_epochs", "auto, cpu, cuda", "smoke", "paper"):
         assert needle in out
+
+
+@pytest.mark.parametrize("page", chapters.chapter_pages(), ids=lambda p: p.slug)
+def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
+    module = chapters.chapter_module(page.slug)
+    params = chapters.resolve(page.slug, "smoke")
+    for name in ("chapter_keys", "chapter_records", "claim_verdicts", "training_plan", "bench"):
+        assert callable(getattr(module, name, None)), f"{page.slug} lacks {name}"
+    configs, _ = module.chapter_records(params)
+    assert len(module.chapter_keys(params)) == len({tuple(sorted(map(str, c.items()))) for c in configs})

@@ -145,10 +145,15 @@ def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     return (main_configs(params) + long_configs(params)) if available() else []
 
 
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params``."""
+    return {key(c) for c in chapter_configs(params)}
+
+
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
     configs, runs = chapter_configs(params), store.load(CHAPTER)
-    return configs, runs[runs.key.isin({key(c) for c in configs})] if len(runs) else runs
+    return configs, runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:

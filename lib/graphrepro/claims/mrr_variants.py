@@ -125,12 +125,15 @@ def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     return run_grid(CHAPTER, experiment.name, configs, params["device"], desc=desc) if configs else pd.DataFrame()
 
 
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params``."""
+    return {key(c, linkpred.EXPERIMENT) for c in lp_configs(params)} | {key(c, kg.EXPERIMENT) for c in kg_configs(params)}
+
+
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
-    configs = [(c, linkpred.EXPERIMENT) for c in lp_configs(params)] + [(c, kg.EXPERIMENT) for c in kg_configs(params)]
     runs = store.load(CHAPTER)
-    wanted = {key(c, e) for c, e in configs}
-    return [c for c, _ in configs], runs[runs.key.isin(wanted)] if len(runs) else runs
+    return lp_configs(params) + kg_configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
 
 
 def _ranks(runs: pd.DataFrame) -> list[tuple[dict[str, Any], dict[str, np.ndarray]]]:
