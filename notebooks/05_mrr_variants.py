@@ -97,7 +97,7 @@ lp_runs = ch5.run(params, "lp")
 # %% tags=["hide-input"]
 frame = ch5.variant_frame(lp_runs)
 display(ch5.variant_table(frame, params))
-display(ch5.shift_table(frame))
+display(ch5.shift_table(frame))  # MRR points: raw, then what filtering and removing self-loops add
 ch5.orders(frame)
 
 # %% [markdown]
@@ -128,7 +128,9 @@ kg_runs = ch5.run(params, "kg")
 
 # %% tags=["hide-input"]
 kgs_frame = ch5.kg_frame(kg_runs)
-display(ch5.kg_table(kgs_frame))
+display(ch5.kg_legend())
+for group in ch5.KG_GROUPS:
+    display(ch5.kg_table(kgs_frame, group))
 ch5.kg_crosscheck(kgs_frame)
 
 # %% [markdown]

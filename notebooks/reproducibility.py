@@ -54,8 +54,8 @@ provenance.build_environment()
 provenance.record_counts()
 
 # %% [markdown]
-# One column per distinct environment that produced records: chapter, device and hardware, package
-# versions, the git commit of the code, and how many runs it made.
+# Each distinct environment that produced records: chapter, device and hardware, package versions, the
+# git commit of the code, and how many runs it made.
 
 # %% tags=["hide-input"]
 provenance.run_environments()

@@ -41,8 +41,8 @@ def record_counts() -> pd.DataFrame:
 
 
 def run_environments() -> pd.DataFrame:
-    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts,
-    one column per environment."""
+    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts:
+    one block of rows per environment (a column each would not fit a phone once every chapter has records)."""
     rows = []
     for page in chapters.chapter_pages():
         for r in store.records(page.slug):
@@ -57,7 +57,7 @@ def run_environments() -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     environments = frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index()
     environments.index = [f"environment {i}" for i in range(1, len(environments) + 1)]
-    return environments.T  # a column per environment: few of them, long values, fits a phone
+    return environments.astype(str).stack().rename("value").rename_axis(["environment", "field"]).to_frame()
 
 
 def data_folders() -> pd.DataFrame:

@@ -203,7 +203,7 @@ def peptide_arrays() -> dict[str, np.ndarray]:
     from graphrepro.data.registry import DATASETS, resolve
 
     csv_spec, split_spec = DATASETS["peptides_func"].files
-    return lrgb_data.process(resolve(csv_spec), resolve(split_spec), split_spec)
+    return lrgb_data.process(resolve(csv_spec), resolve(split_spec), split_spec, progress=False)
 
 
 def stats_table(stats: dict[str, Any]) -> pd.DataFrame:
@@ -383,8 +383,8 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         train, evaluate = float(group["train graphs/s"].median()), float(group["eval graphs/s"].median())
         training, validation, test = lrgb_data.STATS.split
         epoch_s = training / train + (validation + test) / evaluate
-        rows.append({"model": model, "stage": stage, "train graphs/s": train, "eval graphs/s": evaluate,
-                     "s per full epoch": epoch_s, "paper profile, CPU-hours": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600})
+        rows.append({"model": model, "stage": stage, "train /s": train, "eval /s": evaluate,
+                     "s / epoch": epoch_s, "paper, CPU-h": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600})
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 

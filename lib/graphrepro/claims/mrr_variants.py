@@ -207,11 +207,10 @@ def shift_table(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for graph, part in frame.groupby("graph", sort=False):
         means = part.groupby("variant")["MRR, per-query mean"].mean() * 100
-        rows.append({"data": graph, **{VARIANT_LABELS[v]: means[v] for v in linkpred.VARIANTS},
-                     "filtering adds": means["filtered"] - means["raw"], "removing self-loops adds": means["extended"] - means["filtered"]})
-    rows.append({"data": "PCQM-Contact, GPS (paper)", "raw": 100 * PAPER_PCQM["raw"][0], "filtered": math.nan,
-                 "extended-filtered": 100 * PAPER_PCQM["extended"][0], "filtering adds": math.nan, "removing self-loops adds": math.nan,
-                 "both together add": 100 * (PAPER_PCQM["extended"][0] - PAPER_PCQM["raw"][0])})
+        rows.append({"data": graph, "raw": means["raw"], "+ filtering": means["filtered"] - means["raw"],
+                     "+ no self-loops": means["extended"] - means["filtered"]})
+    rows.append({"data": "PCQM-Contact, GPS (paper)", "raw": 100 * PAPER_PCQM["raw"][0], "+ filtering": math.nan,
+                 "+ no self-loops": math.nan, "+ both": 100 * (PAPER_PCQM["extended"][0] - PAPER_PCQM["raw"][0])})
     return pd.DataFrame(rows).set_index("data").round(2)
 
 
@@ -227,16 +226,20 @@ def tie_table(candidates: int = 2708, queries: int = 500, levels: tuple[int | No
         target = rng.integers(0, candidates, queries)
         r = ranking.ranks_from_scores(scores, target)
         sorted_ranks = linkpred.argsort_ranks(scores, target, None)
-        rows.append({"scores": "constant" if level is None else f"{level} distinct values",
-                     **{rule: ranking.mrr(r[rule]) for rule in ("optimistic", "realistic", "pessimistic")},
-                     "argsort": ranking.mrr(sorted_ranks), "E[MRR] of random ranks": ranking.expectation("mrr", r["num_candidates"]),
+        rows.append({"scores": "constant" if level is None else f"{level} values",
+                     **{f"MRR, {rule}": ranking.mrr(r[rule]) for rule in ("optimistic", "realistic", "pessimistic")},
+                     "MRR, argsort": ranking.mrr(sorted_ranks), "E[MRR], random ranks": ranking.expectation("mrr", r["num_candidates"]),
                      "AMRI, realistic": ranking.amri(r["realistic"], r["num_candidates"])})
-    return pd.DataFrame(rows).set_index("scores")
+    return pd.DataFrame(rows).set_index("scores").T.round(4)  # a column per model: fits a phone
 
 
 # --- the unified framework on knowledge graphs -----------------------------------------------------------
 
 KG_METRICS = ("mr", "mrr", "hits_at_k", "amr", "amri", "amrr", "ahk", "z_mr", "z_mrr", "z_hk")
+KG_SHORT = {"candidates": "C", "mr": "MR", "mrr": "MRR", "hits_at_k": "H@10", "amr": "AMR", "amri": "AMRI", "amrr": "AMRR",
+            "ahk": "AH@10", "z_mr": "zMR", "z_mrr": "zMRR", "z_hk": "zH@10"}
+KG_GROUPS = {"base": ("candidates", "mr", "mrr", "hits_at_k"), "adjusted": ("amr", "amri", "amrr", "ahk"),
+             "z-scored": ("z_mr", "z_mrr", "z_hk")}
 
 
 def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
@@ -263,13 +266,21 @@ def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
                          for name, column in ours.items()]).set_index("metric")
 
 
-def kg_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean over seeds per dataset and model: the base metrics and their adjusted and z-scored forms."""
+def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Mean over seeds per dataset and model of one group of metrics (``KG_GROUPS``: the base metrics with
+    the mean candidates per query, the adjusted ones, the z-scored ones), under short names (``KG_SHORT``)."""
     if not len(frame):
         return pd.DataFrame()
-    table = frame.groupby(["dataset", "model"], sort=False)[["candidates", *KG_METRICS]].mean()
-    labels = {m: ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10") for m in KG_METRICS}
-    return table.rename(columns=labels).round(3)
+    columns = list(KG_GROUPS[group])
+    return frame.groupby(["dataset", "model"], sort=False)[columns].mean().rename(columns=KG_SHORT).round(3)
+
+
+def kg_legend() -> pd.DataFrame:
+    """What each short metric name stands for, its direction and the value of random ranks."""
+    chance = {"amr": "1", "amri": "0", "amrr": "0", "ahk": "0", "z_mr": "0", "z_mrr": "0", "z_hk": "0"}
+    return pd.DataFrame([{"name": KG_SHORT[m], "metric": ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10"),
+                          "better": "higher" if ranking.RANK_METRICS[m].higher_is_better else "lower", "random ranks": chance.get(m, "–")}
+                         for m in KG_METRICS]).set_index("name")
 
 
 def size_correlations(frame: pd.DataFrame) -> pd.DataFrame:
@@ -309,7 +320,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     frame = variant_frame(runs)
     if len(frame):
         shift = shift_table(frame).drop(index="PCQM-Contact, GPS (paper)")
-        moved = shift[["filtering adds", "removing self-loops adds"]].sum(axis=1)
+        moved = shift[["+ filtering", "+ no self-loops"]].sum(axis=1)
         rows.append(claim_row(CHAPTER, f"Filtering and removing self-loops raise MRR by more than {tol:g} point(s) on every graph",
                               bool((moved > tol).all()), "; ".join(f"{g} +{v:.1f}" for g, v in moved.items())))
         changes = orders(frame)["order changes"]

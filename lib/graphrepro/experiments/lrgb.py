@@ -147,7 +147,7 @@ def _attach(graphs: list[Data], name: str, values: torch.Tensor) -> None:
 
 def prepare(config: dict[str, Any]) -> dict[str, list[Data]]:
     """The splits (their first ``train_graphs``/``eval_graphs`` graphs when set), with RWSE when the config uses it."""
-    split = lrgb_data.load_peptides_func()
+    split = lrgb_data.load_peptides_func(progress=False)  # a page shows grid progress, not data processing
     limits = {"train": config["train_graphs"], "val": config["eval_graphs"], "test": config["eval_graphs"]}
     chosen = {k: graphs[: limits[k]] if limits[k] else graphs for k, graphs in split.items()}
     encodings = {"rwse": (f"rwse{RWSE_STEPS}", random_walk_se), "lappe": (f"lappe{LAPPE_FREQUENCIES}", laplacian_pe)}
@@ -156,7 +156,7 @@ def prepare(config: dict[str, Any]) -> dict[str, list[Data]]:
             continue
         if not any(limits.values()):  # the whole dataset: cached
             every = [g for k in lrgb_data.SPLITS for g in split[k]]
-            _attach(every, field, _cached(name, every, encode))
+            _attach(every, field, _cached(name, every, lambda graphs: encode(graphs, progress=False)))
         else:
             for graphs in chosen.values():
                 _attach(graphs, field, torch.cat(encode(graphs, progress=False)))
