@@ -33,7 +33,7 @@ def _adam_losses(forward, parameters, y, split, lr, wd, epochs) -> list[float]:
         loss = F.cross_entropy(forward()[split["train"]], y[split["train"]])
         loss.backward()
         optimiser.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses
 
 
