@@ -48,7 +48,7 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return [
         {
-            "key": store.config_key(experiment.name, experiment.version, config),
+            "key": experiment.key(config),
             "experiment": experiment.name,
             "version": experiment.version,
             "config": config,
@@ -120,7 +120,7 @@ def run_grid(
     grid has a single batch, trains on a GPU, or the experiment wants several threads). ``show`` draws the grid's
     progress bar (a caller with its own bar turns it off)."""
     experiment = experiments.get(experiment_name)
-    keys = [store.config_key(experiment.name, experiment.version, c) for c in configs]
+    keys = [experiment.key(c) for c in configs]
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
     todo = [c for k, c in zip(keys, configs) if k in missing]
     if todo:

@@ -128,7 +128,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
             for start in range(0, n_trials, generation):
                 asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]
                 configs = [{**base, **t.params} for t in asked]
-                if not train and not all(store.record_path(chapter, store.config_key(experiment.name, experiment.version, c)).exists()
+                if not train and not all(store.record_path(chapter, experiment.key(c)).exists()
                                          for c in configs):
                     break
                 frame = run_grid(chapter, experiment_name, configs, device, show=False)

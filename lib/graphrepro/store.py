@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,11 @@ def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
         for r in recs
     ]
     return pd.DataFrame(rows)
+
+
+def runs_with_keys(runs: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
+    """The rows of ``runs`` whose key is one of ``keys`` (an empty frame, which has no key column, stays empty)."""
+    return runs[runs.key.isin(set(keys))] if len(runs) else runs
 
 
 def load(chapter: str, root: Path | None = None) -> pd.DataFrame:

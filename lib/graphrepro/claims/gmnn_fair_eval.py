@@ -153,7 +153,7 @@ def _sampler_seed(dataset: str, kind: str, model: str, fold: int) -> int:
 
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 3 run."""
-    return store.config_key(fair_eval.EXPERIMENT.name, fair_eval.EXPERIMENT.version, config)
+    return fair_eval.EXPERIMENT.key(config)
 
 
 def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> tuple[search.Choice, list[dict[str, Any]]]:
@@ -220,9 +220,7 @@ def run_public(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
 
 
 def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
-    runs = store.load(CHAPTER)
-    wanted = {key(c) for c in configs}
-    return runs[runs.key.isin(wanted)] if len(runs) else runs
+    return store.runs_with_keys(store.load(CHAPTER), map(key, configs))
 
 
 def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

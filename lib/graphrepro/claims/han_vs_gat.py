@@ -127,7 +127,7 @@ def ablation_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 2 run."""
-    return store.config_key(hgb.EXPERIMENT.name, hgb.EXPERIMENT.version, config)
+    return hgb.EXPERIMENT.key(config)
 
 
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -146,7 +146,7 @@ def chapter_keys(params: dict[str, Any]) -> set[str]:
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
     configs, runs = chapter_configs(params), store.load(CHAPTER)
-    return configs, runs[runs.key.isin({key(c) for c in configs})] if len(runs) else runs
+    return configs, store.runs_with_keys(runs, map(key, configs))
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
@@ -163,8 +163,7 @@ def _cell(runs: pd.DataFrame, metric: str) -> tuple[float, float, int]:
 
 
 def _subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
-    wanted = {key(c) for c in configs}
-    return runs[runs.key.isin(wanted)] if len(runs) else runs
+    return store.runs_with_keys(runs, map(key, configs))
 
 
 def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:

@@ -104,7 +104,7 @@ def run(bases: list[dict[str, Any]], params: dict[str, Any], desc: str) -> pd.Da
 
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 1 run."""
-    return store.config_key(hgcn.EXPERIMENT.name, hgcn.EXPERIMENT.version, config)
+    return hgcn.EXPERIMENT.key(config)
 
 
 def unique(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -117,8 +117,7 @@ def unique(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
     """The records of exactly these configs."""
-    wanted = {key(c) for c in configs}
-    return runs[runs.key.isin(wanted)] if len(runs) else runs
+    return store.runs_with_keys(runs, map(key, configs))
 
 
 def label(setting: dict[str, Any]) -> str:

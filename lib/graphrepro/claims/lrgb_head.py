@@ -137,7 +137,7 @@ def long_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 4 run."""
-    return store.config_key(lrgb.EXPERIMENT.name, lrgb.EXPERIMENT.version, config)
+    return lrgb.EXPERIMENT.key(config)
 
 
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -153,7 +153,7 @@ def chapter_keys(params: dict[str, Any]) -> set[str]:
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
     configs, runs = chapter_configs(params), store.load(CHAPTER)
-    return configs, runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
+    return configs, store.runs_with_keys(runs, chapter_keys(params))
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
@@ -164,8 +164,7 @@ def run(params: dict[str, Any], part: str) -> pd.DataFrame:
 
 
 def _subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
-    wanted = {key(c) for c in configs}
-    return runs[runs.key.isin(wanted)] if len(runs) else runs
+    return store.runs_with_keys(runs, map(key, configs))
 
 
 def _cell(runs: pd.DataFrame, params: dict[str, Any], model: str, stage: str) -> tuple[float, float, int]:

@@ -113,11 +113,6 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def key(config: dict[str, Any], experiment: Any) -> str:
-    """The store key of a chapter 5 run."""
-    return store.config_key(experiment.name, experiment.version, config)
-
-
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     """Train what a part lacks (``lp`` or ``kg``) and return its records."""
     experiment, configs, desc = {"lp": (linkpred.EXPERIMENT, lp_configs(params), "link prediction on graphs"),
@@ -127,13 +122,13 @@ def run(params: dict[str, Any], part: str) -> pd.DataFrame:
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params``."""
-    return {key(c, linkpred.EXPERIMENT) for c in lp_configs(params)} | {key(c, kg.EXPERIMENT) for c in kg_configs(params)}
+    return {linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} | {kg.EXPERIMENT.key(c) for c in kg_configs(params)}
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
     runs = store.load(CHAPTER)
-    return lp_configs(params) + kg_configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
+    return lp_configs(params) + kg_configs(params), store.runs_with_keys(runs, chapter_keys(params))
 
 
 def _ranks(runs: pd.DataFrame) -> list[tuple[dict[str, Any], dict[str, np.ndarray]]]:
@@ -250,7 +245,7 @@ def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
     for config, r in _ranks(kg_runs):
         ranks_ = np.concatenate([r["head_realistic"], r["tail_realistic"]])
         counts = np.concatenate([r["head_candidates"], r["tail_candidates"]])
-        record = kg_runs[kg_runs.key == key(config, kg.EXPERIMENT)].iloc[0]
+        record = kg_runs[kg_runs.key == kg.EXPERIMENT.key(config)].iloc[0]
         rows.append({"dataset": config["dataset"], "model": config["model"], "seed": config["seed"], "source": config["source"],
                      "candidates": float(counts.mean()),
                      **{m: ranking.metric(m, ranks_, counts, k=10) for m in KG_METRICS},

@@ -35,6 +35,12 @@ class Experiment:
     selection: Callable[[dict[str, Any]], str] | None = None
     batch_key: Callable[[dict[str, Any]], str] | None = None  # default: configs that differ only in their seed
 
+    def key(self, config: dict[str, Any]) -> str:
+        """The store key of this experiment's run of ``config`` (its name, version and config, hashed)."""
+        from graphrepro.store import config_key
+
+        return config_key(self.name, self.version, config)
+
     def batch_of(self, config: dict[str, Any]) -> str:
         """Configs with the same value (and data) may train together as one batch."""
         return (self.batch_key or batch_key)(config)

@@ -282,9 +282,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
 
 def train(data: dict[str, list[Data]], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
     """Train configs one at a time (each continues from its checkpoint when one exists)."""
-    from graphrepro.store import config_key
-
-    return [train_run(data, c, device, config_key(EXPERIMENT.name, EXPERIMENT.version, c)) for c in configs]
+    return [train_run(data, c, device, EXPERIMENT.key(c)) for c in configs]
 
 
 EXPERIMENT = Experiment("peptides-func", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
