@@ -153,7 +153,7 @@ def test_artefacts_live_beside_their_record_and_load_verified(isolated_store, mo
     ranks = store.load_artefact("ch", records[1], "ranks")
     assert ranks["head"].tolist() == [1, 2, 3, 4, 5] and ranks["tail"].shape == (3,)
     assert 0 < store.artefact_bytes() < 10_000
-    path = isolated_store / "ch" / store.ARTEFACTS / records[1]["key"] / "ranks.npz"
+    path = isolated_store / "ch" / store.ARTEFACTS / records[1]["key"] / "ranks.json"
     data = path.read_bytes()
     path.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))
     with pytest.raises(ValueError, match="does not match its record's sha256"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import subprocess
@@ -138,21 +137,23 @@ def load(chapter: str, root: Path | None = None) -> pd.DataFrame:
     return to_frame([r for r in records(chapter, root) if is_current(r)])
 
 
-ARTEFACTS = "artefacts"  # subfolder of a chapter's records: results/<chapter>/artefacts/<key>/<name>.npz
+ARTEFACTS = "artefacts"  # subfolder of a chapter's records: results/<chapter>/artefacts/<key>/<name>.json
 ARTEFACT_BUDGET_BYTES = 50 * 2**20  # what the committed artefacts of the whole book may weigh
 
 
 def write_artefact(chapter: str, key: str, name: str, arrays: dict[str, np.ndarray], root: Path | None = None) -> str:
-    """Store a run's larger output (per-query ranks, a checkpoint's tensors) beside its record as a
-    compressed ``.npz`` (read back without pickle), atomically; returns its sha256 for the record."""
+    """Store a run's larger output (per-query ranks, a learning curve) beside its record as a JSON text
+    of named 1-d arrays with their dtypes (a run record, not a binary blob), atomically; returns its
+    sha256 for the record."""
     folder = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / key
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
+    content = {k: {"dtype": str(np.asarray(v).dtype), "values": np.asarray(v).tolist()} for k, v in sorted(arrays.items())}
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(content, fh, sort_keys=True, allow_nan=True, separators=(",", ":"))
         digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
-        os.replace(tmp, folder / f"{name}.npz")
+        os.replace(tmp, folder / f"{name}.json")
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -164,15 +165,14 @@ def load_artefact(chapter: str, record: dict[str, Any], name: str, root: Path | 
     expected = record.get("artefacts", {}).get(name)
     if expected is None:
         raise KeyError(f"run {record['key']} has no artefact {name!r}")
-    path = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / record["key"] / f"{name}.npz"
+    path = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / record["key"] / f"{name}.json"
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != expected:
         raise ValueError(f"artefact {path} does not match its record's sha256; delete both to re-run that config")
-    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-        return dict(npz)
+    return {k: np.asarray(v["values"], dtype=v["dtype"]) for k, v in json.loads(data).items()}
 
 
 def artefact_bytes(root: Path | None = None) -> int:
     """The size of every artefact in the store (all chapters)."""
     base = paths.results_dir() if root is None else root
-    return sum(p.stat().st_size for p in base.glob(f"*/{ARTEFACTS}/*/*.npz"))
+    return sum(p.stat().st_size for p in base.glob(f"*/{ARTEFACTS}/*/*.json"))
