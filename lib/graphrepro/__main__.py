@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
     bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
+    bench.add_argument("--estimate", default=None, choices=chapters.PROFILES,
+                       help="instead: hours the profile's runs would take here, from a few probe epochs of each kind of run")
+    bench.add_argument("--device", default="auto", help="with --estimate: where the probes train (auto, cpu, cuda)")
+    bench.add_argument("--probe-epochs", type=int, default=3)
+    bench.add_argument("--budget", type=float, default=120.0, help="with --estimate: seconds of probes per chapter")
     return parser
 
 
@@ -187,6 +192,13 @@ def _bench(args: argparse.Namespace) -> int:
 
     slugs = [chapters.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in chapters.chapter_pages()]
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
+    if args.estimate:
+        for slug in slugs:
+            table = bench.profile_estimate(slug, args.estimate, args.device, args.probe_epochs, args.budget)
+            print(f"\n{slug}, {args.estimate} profile on {args.device}: {table.get('hours (upper bound)', pd.Series()).sum():.2f} hours "
+                  f"(upper bound) for the probed kinds of run")
+            print(table.drop(columns="chapter").round(4).to_string(index=False))
+        return 0
     for slug in slugs:
         print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
         print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False))

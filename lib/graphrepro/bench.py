@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import chapters, experiments, runner
-from graphrepro.grid import run_batch
+from graphrepro import chapters, experiments
+from graphrepro.grid import batches, run_batch
 
 
 def seconds_per_run(experiment: experiments.Experiment, configs: list[dict[str, Any]], label: str,
@@ -87,6 +87,8 @@ def chapter_wall_time(slug: str, profile: str = "standard") -> dict[str, float |
     if len(runs) < wanted:
         result["page execution"] = f"skipped: {wanted - len(runs)} runs are not recorded yet"
         return result
+    from graphrepro import runner  # executing a page needs Jupyter; the other benchmarks do not
+
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         runner.execute(slug, profile, output_dir=Path(tmp))
@@ -97,3 +99,76 @@ def chapter_wall_time(slug: str, profile: str = "standard") -> dict[str, float |
 def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
     """The chapter's own timing runs (its ``bench``)."""
     return pd.DataFrame(chapters.chapter_module(slug).bench(seeds))
+
+
+EPOCH_FIELDS = ("max_epochs", "epochs")
+
+
+def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experiment, ...]) -> experiments.Experiment:
+    """The one of ``candidates`` whose ``make_config`` rebuilds ``config`` from its own fields."""
+    for experiment in candidates:
+        try:
+            if experiment.make_config(**config) == config:
+                return experiment
+        except (TypeError, ValueError):
+            continue
+    raise ValueError(f"no experiment of {[e.name for e in candidates]} makes the config {config}")
+
+
+def planned_epochs(config: dict[str, Any]) -> tuple[str, int]:
+    """The config's epoch field and its number of epochs (an upper bound where it stops early)."""
+    field = next(f for f in EPOCH_FIELDS if f in config)
+    if config[field] is None:  # a knowledge-graph run that keeps its published configuration's number
+        from graphrepro.experiments.kg import pipeline_arguments
+
+        return field, int(pipeline_arguments(config)["training_kwargs"]["num_epochs"])
+    return field, int(config[field])
+
+
+def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", probe_epochs: int = 3,
+                     budget_s: float = 120.0, max_members: int = 10) -> pd.DataFrame:
+    """Hours a profile's runs would take on ``device``: one batch (as a grid would stack it) per (experiment,
+    dataset, model) gives seconds per epoch and per run, times every run's planned epochs (early stopping makes
+    it an upper bound). Each batch trains twice, for ``probe_epochs`` and four times as many, so the cost of an
+    epoch and the cost of a run besides its epochs (data to the device, the final evaluation) come apart.
+    Groups left when ``budget_s`` is spent, or whose probe fails, say so."""
+    module = chapters.chapter_module(slug)
+    params = chapters.resolve(slug, profile, device=device)
+    configs, _ = module.chapter_records(params)
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    found: dict[str, experiments.Experiment] = {}
+    for config in configs:
+        experiment = experiment_of(config, module.EXPERIMENTS)
+        found[experiment.name] = experiment
+        groups.setdefault((experiment.name, str(config.get("dataset", "")), str(config.get("model"))), []).append(config)
+    rows, prepared, start = [], {}, time.perf_counter()
+    for (name, data_label, model), members in groups.items():
+        experiment = found[name]
+        field, epochs = planned_epochs(members[0])
+        row: dict[str, Any] = {"chapter": slug, "experiment": name, "dataset": data_label, "model": model, "runs": len(members),
+                               "epochs per run": epochs}
+        if rows and time.perf_counter() - start > budget_s:  # the first group is always probed
+            rows.append({**row, "status": "not probed: time budget spent"})
+            continue
+        batch = batches(members, experiment, max_members)[0]
+        timed = []
+        try:
+            data_id = (name, experiment.data_key(batch[0]))
+            if data_id not in prepared:
+                prepared[data_id] = experiment.prepare(batch[0])
+            for length in (probe_epochs, 4 * probe_epochs):  # two lengths: per-epoch cost apart from the per-run cost
+                probe = [{**c, field: min(epochs, length), **({"min_epochs": 0} if "min_epochs" in c else {})} for c in batch]
+                out = run_batch(experiment, probe, prepared[data_id], device)
+                member_epochs = sum(max(1, r["metrics"].get("epochs_run", length)) for r in out)
+                timed.append((out[0]["batch_wall_s"] / len(out), member_epochs / len(out)))
+        except Exception as error:  # noqa: BLE001 - a probe that fails is reported, the others still run
+            rows.append({**row, "status": f"probe failed: {type(error).__name__}: {error}"[:200]})
+            continue
+        (short_s, short_epochs), (long_s, long_epochs) = timed
+        per_epoch = (long_s - short_s) / max(long_epochs - short_epochs, 1e-9)
+        per_run = short_s - per_epoch * short_epochs
+        if per_epoch <= 0 or per_run < 0:  # too noisy to separate: all of the longer probe counted as epochs
+            per_epoch, per_run = long_s / long_epochs, 0.0
+        rows.append({**row, "probe members": len(batch), "s per epoch": per_epoch, "s per run besides epochs": per_run,
+                     "hours (upper bound)": (per_run + per_epoch * epochs) * len(members) / 3600, "status": "probed"})
+    return pd.DataFrame(rows)
