@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
-from graphrepro import bench, chapters
+from graphrepro import batched, bench, chapters
 from graphrepro.experiments import hgb, kg, linkpred
 
 
@@ -44,3 +45,16 @@ def test_estimate_probes_until_its_budget_and_accounts_for_every_run():
     assert row["s per epoch"] > 0 and row["s per run besides epochs"] >= 0
     assert row["hours (upper bound)"] == pytest.approx(
         (row["s per run besides epochs"] + row["s per epoch"] * row["epochs per run"]) * row["runs"] / 3600)
+
+
+def test_the_profile_of_a_batch_names_its_costliest_operators_in_order():
+    g = torch.Generator().manual_seed(0)
+    x = (torch.rand(30, 8, generator=g) < 0.3).float()
+    graph = batched.make_graph(x, torch.randint(0, 30, (2, 90), generator=g))
+    y, perm = torch.randint(0, 3, (30,), generator=g), torch.randperm(30, generator=g)
+    split = {"train": perm[:15], "valid": perm[15:22], "test": perm[22:]}
+    rows = bench.batched_profile("GCN", graph, y, split, members=3, epochs=2, top=5)
+    assert 0 < len(rows) <= 5
+    shares = [r["share of time"] for r in rows]
+    assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1 + 1e-9
+    assert all(r["operator"] and r["ms per member-epoch"] >= 0 for r in rows)

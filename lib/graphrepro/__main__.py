@@ -201,7 +201,7 @@ def _bench(args: argparse.Namespace) -> int:
         return 0
     for slug in slugs:
         print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
-        print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False))
+        print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False, na_rep=""))
         print(f"\n{slug}, standard profile:")
         for k, v in bench.chapter_wall_time(slug).items():
             print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")

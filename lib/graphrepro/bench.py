@@ -172,3 +172,22 @@ def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", pr
         rows.append({**row, "probe members": len(batch), "s per epoch": per_epoch, "s per run besides epochs": per_run,
                      "hours (upper bound)": (per_run + per_epoch * epochs) * len(members) / 3600, "status": "probed"})
     return pd.DataFrame(rows)
+
+
+def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], members: int = 32, epochs: int = 20,
+                    hidden: int = 64, top: int = 8) -> list[dict[str, Any]]:
+    """Where a batched member-epoch goes: torch's profiler over ``members`` trained together, the ``top``
+    operators by their own CPU time, each as a share of the whole and in ms per member-epoch."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from graphrepro import batched
+
+    configs = [{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5, "eps": 0.3}] * members
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs), list(range(members)),
+                      hidden, epochs, patience=epochs + 1)
+    events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
+    total_us = sum(e.self_cpu_time_total for e in events)
+    return [{"run": f"{model}, {members} members: where the time goes", "operator": e.key,
+             "share of time": e.self_cpu_time_total / total_us,
+             "ms per member-epoch": e.self_cpu_time_total / 1000 / (members * epochs)} for e in events[:top]]
