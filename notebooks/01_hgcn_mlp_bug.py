@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Shedding light on hyperbolic graph learning
 #
-# **Claim** (Katsman & Gilbert): the Euclidean baselines of HGCN (Chami et al., 2019) were crippled by
+# **Claim** ({cite:t}`katsman2024shedding`): the Euclidean baselines of HGCN {cite:p}`chami2019hgcn` were crippled by
 # one line that projects their embeddings onto the unit ball before link-prediction decoding; without
 # it, an MLP that never sees the graph matches or beats the hyperbolic models on HGCN's "most
 # hyperbolic" benchmarks.
@@ -99,7 +99,7 @@ ch1.paper_table(params)
 # * **Training.** Adam, learning rate 0.01, dimension 16, up to 5000 epochs, selection of the epoch
 #   on validation (mean of ROC AUC and AP for LP, F1 for NC), early stopping after 100 evaluations
 #   without improvement once 100 epochs have passed. Disease features are used raw, airport features
-#   row-normalised and augmented with the degree. HNN and HGCN use the Poincaré ball (geoopt) and,
+#   row-normalised and augmented with the degree. HNN {cite:p}`ganea2018hnn` and HGCN use the Poincaré ball (geoopt) and,
 #   as in HGCN's code, the unclamped decoder: when a squared distance passes about 90 the exponent
 #   overflows, the gradient turns NaN and the run stops as *diverged*, keeping its best epoch so far
 #   (none if it diverged before its first evaluation). The `seeds` column counts the seeds with a

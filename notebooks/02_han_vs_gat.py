@@ -14,9 +14,9 @@
 # %% [markdown]
 # # Are we really making much progress? HAN vs GAT
 #
-# **Claim** (Lv et al., 2021, the HGB paper): heterogeneous GNNs such as HAN looked better than
-# homogeneous ones because their baselines were given the wrong inputs; GAT on the whole heterogeneous
-# graph, with proper inputs, matches or beats HAN, and a simple extension of GAT (Simple-HGN: edge-type
+# **Claim** ({cite:t}`lv2021hgb`, the HGB paper): heterogeneous GNNs such as HAN {cite:p}`wang2019han` looked
+# better than homogeneous ones because their baselines were given the wrong inputs; GAT on the whole heterogeneous
+# graph {cite:p}`velickovic2018gat`, with proper inputs, matches or beats HAN, and a simple extension of GAT (Simple-HGN: edge-type
 # attention, residuals, L2-normalised output) beats both.
 #
 # We re-run the node-classification half of the HGB benchmark on DBLP, ACM and IMDB from the original
@@ -80,7 +80,7 @@ report.parameters_table(params)
 #   HAN as HGB's code has it (one GAT layer of 8 heads of 8 per meta-path graph, semantic attention over
 #   the meta-paths, target-type features; DBLP APA, APTPA, APVPA; ACM PPSP, P-PSP, PAP, PSP, PTP; IMDB
 #   MDM, MAM, MKM). The attention layers sum each node's incoming messages as one sparse matrix product
-#   per layer: tested equal to PyG's `GATConv`, values and gradients, and several times faster on the
+#   per layer: tested equal to PyG's {cite:p}`fey2019pyg` `GATConv`, values and gradients, and several times faster on the
 #   larger graphs (`python -m graphrepro bench --chapter han-vs-gat` measures the ratio).
 # * **Training.** Adam, full batch, at most 300 epochs (HAN 200), early stopping on validation loss with
 #   patience 30 (HAN 100); test scores at the epoch of lowest validation loss.

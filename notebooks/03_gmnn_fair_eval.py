@@ -14,12 +14,13 @@
 # %% [markdown]
 # # Fair evaluation of GMNN
 #
-# **Claim** ("Fair Evaluation of Graph Markov Neural Networks", after Errica et al. 2020): evaluated by
+# **Claim** ("Fair Evaluation of Graph Markov Neural Networks" {cite:p}`anonymousfairgmnn`, after
+# {cite:t}`errica2020fair`): evaluated by
 # k-fold model selection and assessment instead of on the one public Planetoid split, GMNN's gain over
-# its base GNN is significant on sparse training sets and small or absent on dense ones, and the graph
-# clearly helps (GCN above MLP).
+# its base GNN {cite:p}`qu2019gmnn` is significant on sparse training sets and small or absent on dense ones, and the graph
+# clearly helps (GCN {cite:p}`kipf2017gcn` above MLP).
 #
-# We repeat the protocol on Cora and Citeseer: ten stratified folds, in each a search of every model's
+# We repeat the protocol on Cora and Citeseer {cite:p}`sen2008collective,yang2016planetoid`: ten stratified folds, in each a search of every model's
 # hyperparameters on validation only, then runs of the chosen setting scored on the held-out fold.
 
 # %% tags=["parameters"]
@@ -78,11 +79,11 @@ report.parameters_table(params)
 # * **Folds.** Ten stratified folds: fold i is the test set; the rest splits (stratified) into an inner
 #   training set and a validation set, 81/9/10 % in all ("dense"). The sparse sets draw 20 nodes per
 #   class ("balanced") or 20·K nodes in class proportion ("stratified") from the inner training set.
-# * **Models.** MLP and GCN (two layers), FAGCN (two layers of signed, degree-scaled edge gates plus ε
+# * **Models.** MLP and GCN (two layers), FAGCN {cite:p}`bo2021fagcn` (two layers of signed, degree-scaled edge gates plus ε
 #   times the first representation); Glorot weights, zero biases, dropout on the inputs and on every
 #   layer, L2 on all layers, Adam. Up to {glue:text}`ch3_folds` folds × 1,000 epochs with patience 200
 #   on validation loss (FAGCN: loss or accuracy), weights restored to the lowest validation loss.
-# * **Selection**, per fold and on validation only: a genetic search (Optuna's NSGA-II, whole
+# * **Selection**, per fold and on validation only: a genetic search (Optuna's NSGA-II {cite:p}`akiba2019optuna`, whole
 #   generations trained as one batch) over the paper's grid: hidden 8–64, both dropouts 0.2–0.8,
 #   learning rate 1e-4–0.1, L2 1e-5–0.1, FAGCN's ε 0.1–0.9.
 # * **Assessment.** {glue:text}`ch3_runs` run(s) of the chosen setting per fold (seeds 1 ..). GMNN

@@ -14,13 +14,13 @@
 # %% [markdown]
 # # Where did the gap go? A deeper head on Peptides-func
 #
-# **Claim** (Tönshoff, Ritzert, Rosenbluth and Grohe, TMLR 2024): the gap between message-passing GNNs
-# and graph transformers that the Long-Range Graph Benchmark (LRGB, Dwivedi et al. 2022) reported on
+# **Claim** ({cite:t}`toenshoff2024gap`): the gap between message-passing GNNs
+# and graph transformers that the Long-Range Graph Benchmark (LRGB, {cite:t}`dwivedi2022lrgb`) reported on
 # Peptides-func is mostly an artefact of the baselines' configuration; replacing LRGB's linear
 # prediction head with a 2-layer MLP already improves GCN, GINE and GatedGCN, and tuned GNNs match or
-# beat GPS.
+# beat GPS {cite:p}`rampasek2022gps`.
 #
-# We rebuild Peptides-func from its SMILES and official split, train each GNN under LRGB's original
+# We rebuild Peptides-func {cite:p}`singh2016satpdb,dwivedi2022lrgb` from its SMILES and official split, train each GNN under LRGB's original
 # configuration, the same with a 2-layer head, and Tönshoff et al.'s tuned configuration (with and
 # without its random-walk structural encoding), and compare with both papers.
 
@@ -92,7 +92,7 @@ else:
 #
 # * **LRGB's configurations** (vijaydwivedi75/lrgb): GCN 5 layers of 300 (BatchNorm, ReLU, no residual,
 #   no edge encoder, node states L2-normalised after the last layer as GraphGym's stack does by default),
-#   GINE 5 of 208 and GatedGCN 5 of 138 (residual, bond encoder); a linear head after mean pooling; AdamW
+#   GINE {cite:p}`hu2020pretraining` 5 of 208 and GatedGCN {cite:p}`bresson2017gatedgcn` 5 of 138 (residual, bond encoder); a linear head after mean pooling; AdamW
 #   at 1e-3, halved on a 20-epoch validation-loss plateau; batches of 128; 500 epochs.
 # * **The 2-layer head**: the same, with one hidden layer before the output layer, built as GraphGym's graph
 #   head builds it for these configurations (Linear(d, d) without bias, BatchNorm, ReLU). Nothing else

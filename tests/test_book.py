@@ -101,7 +101,8 @@ class _Links(HTMLParser):
 
 def _pages(smoke_book) -> list[Path]:
     html = smoke_book["index"].parent
-    return [html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in chapters.pages()]
+    return ([html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in chapters.pages()]
+            + [html / f"{runner.BIBLIOGRAPHY}.html"])
 
 
 def test_every_internal_link_and_asset_resolves(smoke_book):

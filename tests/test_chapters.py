@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import jupytext
 import pytest
@@ -21,12 +22,13 @@ def _parameters_cell(notebook: str) -> dict:
 
 
 def test_toc_lists_every_page_in_order():
+    from graphrepro import runner
     from graphrepro.runner import toc_text
 
     assert (paths.REPO_ROOT / "_toc.yml").read_text() == toc_text()  # committed as the build writes it
     toc = yaml.safe_load(toc_text())
     files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    assert files == [f"book/executed/{p.slug}" for p in chapters.pages()]
+    assert files == [f"book/executed/{p.slug}" for p in chapters.pages()] + [runner.BIBLIOGRAPHY]
 
 
 @pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
@@ -135,3 +137,14 @@ def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
         assert callable(getattr(module, name, None)), f"{page.slug} lacks {name}"
     configs, _ = module.chapter_records(params)
     assert len(module.chapter_keys(params)) == len({tuple(sorted(map(str, c.items()))) for c in configs})
+
+
+def test_every_chapter_cites_its_sources_from_the_bibliography():
+    """Each chapter cites with ``{cite:t}``/``{cite:p}``, and every key it cites is in book/references.bib
+    (the book build would fail on an unknown one; this says which)."""
+    known = set(re.findall(r"^@\w+\{([^,]+),", (paths.REPO_ROOT / "book" / "references.bib").read_text(), re.M))
+    for page in chapters.chapter_pages():
+        cited = {key.strip() for keys in re.findall(r"\{cite:[tp]\}`([^`]+)`", page.source.read_text())
+                 for key in keys.split(",")}
+        assert cited, f"{page.slug} cites nothing"
+        assert cited <= known, f"{page.slug} cites unknown keys {sorted(cited - known)}"

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 
+from graphrepro import chapters
 from graphrepro.claims import mrr_variants as ch5
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
@@ -65,6 +66,15 @@ def test_published_configurations_are_read_from_pykeens_wheel():
     assert arguments["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024  # Sun et al.'s setting
     with pytest.raises(ValueError, match="unknown knowledge graph"):
         kg.make_config("wn18", "RotatE", 0)
+
+
+def test_tucker_has_its_own_epoch_budget_on_the_small_graphs_only():
+    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
+    epochs = {(c["dataset"], c["model"]): c["epochs"] for c in ch5.kg_configs(params)}
+    assert epochs[("nations", "TuckER")] == epochs[("umls", "TuckER")] == 7
+    assert {e for (_, model), e in epochs.items() if model != "TuckER"} == {30}
+    unset = chapters.resolve("mrr-variants", "standard", kgs=["nations"], tucker_epochs=0, kg_epochs=30)
+    assert {c["epochs"] for c in ch5.kg_configs(unset)} == {30}  # 0: TuckER trains as long as the others
 
 
 def test_processes_loading_a_shipped_graph_at_once_all_succeed(tmp_path):

@@ -206,8 +206,11 @@ def ensure_mathjax(root: Path | None = None) -> Path:
     return target
 
 
+BIBLIOGRAPHY = "book/bibliography"  # a written page (book/references.bib, all entries), last in the book
+
+
 def toc_text() -> str:
-    """``_toc.yml`` for the manifest's pages: the chapters, then the book's computed pages."""
+    """``_toc.yml`` for the manifest's pages: the chapters, then the book's computed pages and the bibliography."""
     def entries(pages: tuple[chapters.Page, ...]) -> str:
         return "".join(f"      - file: book/executed/{p.slug}\n" for p in pages)
 
@@ -217,6 +220,7 @@ def toc_text() -> str:
         "format: jb-book\nroot: book/intro\nparts:\n"
         f"  - caption: Chapters\n    chapters:\n{entries(chapters.chapter_pages())}"
         f"  - caption: Across the book\n    chapters:\n{entries(book_pages)}"
+        f"      - file: {BIBLIOGRAPHY}\n"
     )
 
 
