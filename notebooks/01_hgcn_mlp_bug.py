@@ -66,6 +66,7 @@ glue("profile", profile, display=False)
 glue("seeds", params["seeds"], display=False)
 glue("tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("hgcn-mlp-bug", params))
+display(report.run_this_chapter("hgcn-mlp-bug", params, *ch1.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]

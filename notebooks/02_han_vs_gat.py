@@ -56,6 +56,7 @@ params = chapters.resolve(
 )
 glue("ch2_tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("han-vs-gat", params))
+display(report.run_this_chapter("han-vs-gat", params, *ch2.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]

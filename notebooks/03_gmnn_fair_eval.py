@@ -63,6 +63,7 @@ glue("ch3_trials", params["trials"], display=False)
 glue("ch3_runs", params["runs"], display=False)
 glue("ch3_folds", params["folds"], display=False)
 display(report.profile_banner("gmnn-fair-eval", params))
+display(report.run_this_chapter("gmnn-fair-eval", params, *ch3.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]

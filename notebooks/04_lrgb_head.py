@@ -57,6 +57,7 @@ params = chapters.resolve(
 glue("ch4_tolerance", f"{params['tolerance']:g}", display=False)
 glue("ch4_reductions", ch4.reduction_note(params), display=False)
 display(report.profile_banner("lrgb-head", params))
+display(report.run_this_chapter("lrgb-head", params, *ch4.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]

@@ -61,6 +61,7 @@ params = chapters.resolve(
 )
 glue("ch5_tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("mrr-variants", params))
+display(report.run_this_chapter("mrr-variants", params, *ch5.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]

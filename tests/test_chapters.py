@@ -148,3 +148,41 @@ def test_every_chapter_cites_its_sources_from_the_bibliography():
                  for key in keys.split(",")}
         assert cited, f"{page.slug} cites nothing"
         assert cited <= known, f"{page.slug} cites unknown keys {sorted(cited - known)}"
+
+
+@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
+def test_each_parameter_value_survives_the_command_line(page):
+    for profile in chapters.PROFILES:
+        params = chapters.resolve(page.slug, profile)
+        for p in page.params:
+            assert p.parse(p.text(params[p.name])) == params[p.name], (profile, p.name)
+
+
+def test_the_run_command_names_the_profile_and_only_what_differs_from_it():
+    params = chapters.resolve("mrr-variants", "smoke")
+    assert chapters.run_command("mrr-variants", params) == "python -m graphrepro run mrr-variants --profile smoke"
+    params = chapters.resolve("mrr-variants", "smoke", kgs=["nations", "umls"], tucker_on_large=True, seeds=2)
+    command = chapters.run_command("mrr-variants", params)
+    assert command.endswith("--profile smoke -p seeds 2 -p kgs nations,umls -p tucker_on_large true")
+    # the command line reads it back to the same parameters
+    from graphrepro.__main__ import _parser
+
+    parsed = _parser().parse_args(command.split()[3:])
+    resolved = chapters.resolve("mrr-variants", parsed.profile,
+                                **{name: chapters.page("mrr-variants").param(name).parse(value) for name, value in parsed.parameter})
+    assert resolved == params
+
+
+def test_run_this_chapter_says_what_a_run_will_train():
+    import pandas as pd
+
+    from graphrepro import report
+
+    params = chapters.resolve("mrr-variants", "smoke")
+    configs = [{}] * 4
+    none = report.run_this_chapter("mrr-variants", params, configs, pd.DataFrame()).data
+    assert "python -m graphrepro run mrr-variants --profile smoke" in none and "None of its 4 runs" in none
+    half = report.run_this_chapter("mrr-variants", params, configs, pd.DataFrame({"wall_s": [1800.0, 5400.0]})).data
+    assert "2 of 4 runs are recorded" in half and "about 2.0 hours" in half  # the mean (1 hour) times the 2 missing
+    every = report.run_this_chapter("mrr-variants", params, configs[:2], pd.DataFrame({"wall_s": [60.0, 60.0]})).data
+    assert "All 2 runs are recorded" in every and "2 minutes" in every

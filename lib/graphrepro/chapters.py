@@ -54,6 +54,11 @@ class Param:
             raise ParameterError(f"parameter {self.name!r} expects {self.type_name()}, got {text!r}") from None
         return self.check(values if self.many else values[0])
 
+    def text(self, value: Any) -> str:
+        """The command-line string that ``parse`` turns back into ``value``."""
+        items = value if self.many else [value]
+        return ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in items)
+
     def check(self, value: Any) -> Any:
         """Return ``value`` if it has the right type and is allowed, else raise ``ParameterError``."""
         values = value if self.many else [value]
@@ -195,6 +200,17 @@ def page(slug: str) -> Page:
         if p.slug == slug:
             return p
     raise ParameterError(f"unknown chapter {slug!r}; chapters: {', '.join(p.slug for p in known)}")
+
+
+def run_command(slug: str, params: dict[str, Any]) -> str:
+    """The command line that executes the page with ``params``: its profile, and each parameter that differs
+    from that profile's value."""
+    import shlex
+
+    target, defaults = page(slug), resolve(slug, params["profile"])
+    changed = "".join(f" -p {p.name} {shlex.quote(p.text(params[p.name]))}" for p in target.params
+                      if params[p.name] != defaults[p.name])
+    return f"python -m graphrepro run {slug} --profile {params['profile']}{changed}"
 
 
 def resolve(slug: str, profile: str = "standard", **overrides: Any) -> dict[str, Any]:

@@ -49,6 +49,31 @@ def profile_banner(slug: str, params: dict[str, Any], what: str = "This page was
     )
 
 
+def run_this_chapter(slug: str, params: dict[str, Any], configs: list[dict[str, Any]], runs: pd.DataFrame) -> HTML:
+    """'Run this chapter': the command that executes the page with these parameters, and what it will cost,
+    from the records: how many of its runs are recorded and their training time."""
+    from graphrepro import chapters
+
+    total, recorded = len(configs), len(runs)
+    hours = float(runs.wall_s.sum()) / 3600 if recorded else 0.0
+    if recorded == total:
+        cost = (f"All {total} runs are recorded, so it trains nothing and only executes the page; training them "
+                f"took {_hours(hours)} of single-thread time in all.")
+    elif recorded:
+        mean = hours / recorded
+        cost = (f"{recorded} of {total} runs are recorded; it trains the other {total - recorded} first, about "
+                f"{_hours(mean * (total - recorded))} of single-thread training at the recorded runs' mean "
+                "(divide by the workers, one per core).")
+    else:
+        cost = f"None of its {total} runs is recorded yet: it trains them all first (the README gives their cost)."
+    return HTML('<div class="admonition tip graphrepro-run"><p class="admonition-title">Run this chapter</p>'
+                f"<pre><code>{escape(chapters.run_command(slug, params))}</code></pre><p>{escape(cost)}</p></div>")
+
+
+def _hours(hours: float) -> str:
+    return f"{hours:.1f} hours" if hours >= 1 else f"{max(1, round(hours * 60))} minutes"
+
+
 def _text(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
