@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from graphrepro.data import registry
+from graphrepro import paths
+from graphrepro.data import hgb, kg, lrgb, registry
 from graphrepro.data.registry import ChecksumMismatch, DataUnavailable, RemoteFile, resolve
 
 
@@ -133,3 +136,30 @@ def test_data_command_shows_a_refused_file_in_full_and_fails(tmp_path, monkeypat
     out = capsys.readouterr().out
     assert "refused" in out and spec.sha256 in out and hashlib.sha256(b"not the edges").hexdigest() in out
     assert "Delete it" in out
+
+
+FAMILIES = {  # one file of each dataset family, and the loader that reads it
+    "hgb/IMDB.zip": lambda: hgb.load_hgb("IMDB"),
+    "lrgb/peptides-functional/splits_random_stratified_peptide.pickle": lambda: lrgb.load_peptides_func(progress=False),
+    "kg/WN18RR.tar.gz": lambda: kg.load_kg("wn18rr"),
+}
+
+
+@pytest.mark.parametrize("member", FAMILIES)
+def test_each_familys_loader_refuses_a_corrupted_mirror_file(member, tmp_path, monkeypatch):
+    """One flipped byte in a mirror file (HGB zip, Peptides split pickle, KG tarball): the chapter's loader
+    refuses it, naming the file, before parsing or unpickling anything; the mirror copy is left as it was."""
+    family = Path(member).parts[0]
+    source = next((m / family for m in paths.mirror_dirs() if (m / member).exists()), None)
+    if source is None:
+        pytest.skip(f"{member} is not in the mirror here")
+    mirror = tmp_path / "mirror"
+    shutil.copytree(source, mirror / family)  # the family's whole folder: a loader may read the file's siblings
+    damaged = bytearray((mirror / member).read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    (mirror / member).write_bytes(bytes(damaged))
+    monkeypatch.setenv("GRAPHREPRO_MIRROR", str(mirror))
+    monkeypatch.setenv("GRAPHREPRO_OFFLINE", "1")
+    with pytest.raises(ChecksumMismatch, match=Path(member).name):
+        FAMILIES[member]()
+    assert (mirror / member).read_bytes() == bytes(damaged)
