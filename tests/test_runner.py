@@ -128,3 +128,41 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
     assert "Traceback" not in out + err and not list(folder.glob(".tmp-*"))
     assert not (tmp_path / "executed" / "hgcn-mlp-bug.ipynb").exists()
     assert all(json.loads(p.read_text())["key"] == p.stem for p in folder.glob("*.json"))
+
+
+# chapter: smoke-profile parameters that keep its grid small. Chapter 1's Ctrl-C is tested above; chapter 4
+# would spend minutes building Peptides-func in a fresh cache before its first record, so its interrupted
+# run is tested where it matters, continuing from its checkpoint (tests/test_lrgb_chapter.py).
+KILL_DRILL = {
+    "han-vs-gat": ["-p", "datasets", "IMDB"],
+    "gmnn-fair-eval": [],
+    "mrr-variants": ["-p", "graphs", "cora", "-p", "kg_models", "TransE,RotatE"],
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("slug", KILL_DRILL)
+def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, tmp_path):
+    """SIGKILL a chapter's training once its first record is written: every record on disk is whole (its
+    digest holds), and the same command then trains only what is missing, leaving the kept records as they were."""
+    command = [*CLI, "train", slug, "--profile", "smoke", *KILL_DRILL[slug]]
+    env, folder = _env(tmp_path, GRAPHREPRO_WORKERS="1"), tmp_path / "results" / slug
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None and not list(folder.glob("*.json")):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    kept = {p.stem: p.read_bytes() for p in folder.glob("*.json")}
+    assert kept, "no record was written before the kill"
+    assert all(store.digest_matches(json.loads(data)) for data in kept.values())
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    from graphrepro import chapters, runner
+
+    params = chapters.resolve(slug, "smoke", **{name: chapters.page(slug).param(name).parse(value)
+                                               for name, value in zip(KILL_DRILL[slug][1::3], KILL_DRILL[slug][2::3])})
+    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(tmp_path / "results")):
+        expected = chapters.chapter_module(slug).chapter_keys(params)
+    assert {p.stem for p in folder.glob("*.json")} == expected and len(kept) < len(expected)
+    assert all((folder / f"{key}.json").read_bytes() == data for key, data in kept.items())  # not retrained
