@@ -135,15 +135,13 @@ def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", pr
     module = chapters.chapter_module(slug)
     params = chapters.resolve(slug, profile, device=device)
     configs, _ = module.chapter_records(params)
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    found: dict[str, experiments.Experiment] = {}
+    groups: dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]] = {}
     for config in configs:
         experiment = experiment_of(config, module.EXPERIMENTS)
-        found[experiment.name] = experiment
-        groups.setdefault((experiment.name, str(config.get("dataset", "")), str(config.get("model"))), []).append(config)
+        label = (experiment.name, str(config.get("dataset", "")), str(config.get("model")))
+        groups.setdefault(label, (experiment, []))[1].append(config)
     rows, prepared, start = [], {}, time.perf_counter()
-    for (name, data_label, model), members in groups.items():
-        experiment = found[name]
+    for (name, data_label, model), (experiment, members) in groups.items():
         field, epochs = planned_epochs(members[0])
         row: dict[str, Any] = {"chapter": slug, "experiment": name, "dataset": data_label, "model": model, "runs": len(members),
                                "epochs per run": epochs}
