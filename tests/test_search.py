@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from graphrepro import chapters, search
+from graphrepro import chapters, progress, search
 from graphrepro.claims import hgcn_mlp_bug, hgcn_tuning
 from graphrepro.experiments import hgcn
 
@@ -107,7 +107,8 @@ def test_ask_tell_study_replays_from_the_store(monkeypatch):
 
 
 def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
-    """NSGA-II hands out a generation before any tell: it trains as one grid call; a rerun trains nothing."""
+    """NSGA-II hands out a generation before any tell: it trains as one grid call; a rerun trains nothing;
+    a replay that may not train draws no progress bar (a page reading its records shows none)."""
     import optuna
 
     from graphrepro import experiments, grid
@@ -120,12 +121,16 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
     first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
     assert grids == [8, 8, 4] and len(records) == 20 and first.best_value == pytest.approx(min(records.val_mean_rank))
+    bars: list[str] = []
+    real_bar = progress.grid_bar
+    monkeypatch.setattr(progress, "grid_bar", lambda desc, *a: bars.append(desc) or real_bar(desc, *a))
     calls.clear()
     again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
-    assert calls == [] and again.best_params == first.best_params
+    assert calls == [] and again.best_params == first.best_params and bars == ["study: study"]
     partial, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=36, sampler_seed=3, device="cpu",
                                     generation=8, train=False)
     assert calls == [] and len(records) == 16 and len(partial.trials) == 24  # replays up to the first unrecorded generation
+    assert bars == ["study: study"]  # the replay drew none
 
 
 def test_choices_are_recorded_and_read_back(isolated_store):

@@ -124,7 +124,8 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
         sampler = (optuna.samplers.TPESampler(seed=sampler_seed) if generation == 1
                    else optuna.samplers.NSGAIISampler(population_size=generation, seed=sampler_seed))
         trials = optuna.create_study(direction=direction, sampler=sampler)
-        with progress.grid_bar(f"{desc}: study", n_trials, 0) as update:
+        bar = progress.grid_bar(f"{desc}: study", n_trials, 0) if train else contextlib.nullcontext(lambda n: None)
+        with bar as update:
             for start in range(0, n_trials, generation):
                 asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]
                 configs = [{**base, **t.params} for t in asked]
