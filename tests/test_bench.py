@@ -17,7 +17,7 @@ def test_every_config_of_a_profile_belongs_to_one_experiment_of_its_chapter(page
     for config in configs:
         experiment = bench.experiment_of(config, module.EXPERIMENTS)
         assert experiment.make_config(**config) == config
-        assert bench.planned_epochs(config)[1] > 0
+        assert experiment.planned_epochs(config)[1] > 0
 
 
 def test_a_config_no_experiment_makes_is_refused():
@@ -27,11 +27,11 @@ def test_a_config_no_experiment_makes_is_refused():
 
 
 def test_planned_epochs_read_the_config_or_the_published_configuration():
-    assert bench.planned_epochs(hgb.make_config("IMDB", "GAT", 0)) == ("max_epochs", hgb.DEFAULTS["max_epochs"])
-    assert bench.planned_epochs(kg.make_config("nations", "TransE", 0, epochs=7)) == ("epochs", 7)
+    assert hgb.EXPERIMENT.planned_epochs(hgb.make_config("IMDB", "GAT", 0)) == ("max_epochs", hgb.DEFAULTS["max_epochs"])
+    assert kg.EXPERIMENT.planned_epochs(kg.make_config("nations", "TransE", 0, epochs=7)) == ("epochs", 7)
     published = kg.make_config("nations", "TransE", 0)
     assert published["epochs"] is None
-    assert bench.planned_epochs(published) == ("epochs", kg.pipeline_arguments(published)["training_kwargs"]["num_epochs"])
+    assert kg.EXPERIMENT.planned_epochs(published) == ("epochs", kg.pipeline_arguments(published)["training_kwargs"]["num_epochs"])
 
 
 def test_estimate_probes_until_its_budget_and_accounts_for_every_run():

@@ -48,6 +48,12 @@ def compare_seconds(label: str, baseline: tuple[str, Callable[[], Any]], ours: t
     return {"run": label, **{f"s, {name}": m for name, m in median.items()}, "speedup": median[baseline[0]] / median[ours[0]]}
 
 
+def member_settings(size: int) -> list[dict[str, Any]]:
+    """Settings of ``size`` batched members, their learning rate, weight decay and dropout rates differing."""
+    return [{"lr": 0.01 / (1 + i % 4), "weight_decay": 5e-4 * (i % 3), "dropout": 0.2 + 0.2 * (i % 4),
+             "input_dropout": 0.2 + 0.2 * ((i + 1) % 4), "eps": 0.3} for i in range(size)]
+
+
 def batched_speedup(model: str, graph: Any, y: Any, split: dict[str, Any], sizes: tuple[int, ...] = (1, 8, 32, 64),
                     epochs: int = 50, hidden: int = 64) -> list[dict[str, Any]]:
     """Seconds per member-epoch of ``graphrepro.batched`` training ``size`` members one at a time and as one
@@ -56,8 +62,7 @@ def batched_speedup(model: str, graph: Any, y: Any, split: dict[str, Any], sizes
 
     rows = []
     for size in sizes:
-        configs = [{"lr": 0.01 / (1 + i % 4), "weight_decay": 5e-4 * (i % 3), "dropout": 0.2 + 0.2 * (i % 4),
-                    "input_dropout": 0.2 + 0.2 * ((i + 1) % 4), "eps": 0.3} for i in range(size)]
+        configs = member_settings(size)
 
         def one(chosen: list[int]) -> float:
             start = time.perf_counter()
@@ -101,9 +106,6 @@ def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
     return pd.DataFrame(chapters.chapter_module(slug).bench(seeds))
 
 
-EPOCH_FIELDS = ("max_epochs", "epochs")
-
-
 def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experiment, ...]) -> experiments.Experiment:
     """The one of ``candidates`` whose ``make_config`` rebuilds ``config`` from its own fields."""
     for experiment in candidates:
@@ -115,58 +117,60 @@ def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experime
     raise ValueError(f"no experiment of {[e.name for e in candidates]} makes the config {config}")
 
 
-def planned_epochs(config: dict[str, Any]) -> tuple[str, int]:
-    """The config's epoch field and its number of epochs (an upper bound where it stops early)."""
-    field = next(f for f in EPOCH_FIELDS if f in config)
-    if config[field] is None:  # a knowledge-graph run that keeps its published configuration's number
-        from graphrepro.experiments.kg import pipeline_arguments
-
-        return field, int(pipeline_arguments(config)["training_kwargs"]["num_epochs"])
-    return field, int(config[field])
-
-
-def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", probe_epochs: int = 3,
-                     budget_s: float = 120.0, max_members: int = 10) -> pd.DataFrame:
-    """Hours a profile's runs would take on ``device``: one batch (as a grid would stack it) per (experiment,
-    dataset, model) gives seconds per epoch and per run, times every run's planned epochs (early stopping makes
-    it an upper bound). Each batch trains twice, for ``probe_epochs`` and four times as many, so the cost of an
-    epoch and the cost of a run besides its epochs (data to the device, the final evaluation) come apart.
-    Groups left when ``budget_s`` is spent, or whose probe fails, say so."""
+def probe_groups(slug: str, params: dict[str, Any]) -> dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]]:
+    """The chapter's runs under ``params`` grouped by (experiment, dataset, model), each with its experiment."""
     module = chapters.chapter_module(slug)
-    params = chapters.resolve(slug, profile, device=device)
     configs, _ = module.chapter_records(params)
     groups: dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]] = {}
     for config in configs:
         experiment = experiment_of(config, module.EXPERIMENTS)
         label = (experiment.name, str(config.get("dataset", "")), str(config.get("model")))
         groups.setdefault(label, (experiment, []))[1].append(config)
+    return groups
+
+
+def probe_costs(experiment: experiments.Experiment, batch: list[dict[str, Any]], data: Any, device: str,
+                probe_epochs: int) -> tuple[float, float]:
+    """Seconds per epoch and per run besides its epochs of one member of ``batch``: it trains for
+    ``probe_epochs`` and four times as many, and the difference is the epochs' cost."""
+    field, epochs = experiment.planned_epochs(batch[0])
+    timed = []
+    for length in (probe_epochs, 4 * probe_epochs):
+        probe = [{**c, field: min(epochs, length), **({"min_epochs": 0} if "min_epochs" in c else {})} for c in batch]
+        out = run_batch(experiment, probe, data, device)
+        member_epochs = sum(max(1, r["metrics"].get("epochs_run", length)) for r in out)
+        timed.append((out[0]["batch_wall_s"] / len(out), member_epochs / len(out)))
+    (short_s, short_epochs), (long_s, long_epochs) = timed
+    per_epoch = (long_s - short_s) / max(long_epochs - short_epochs, 1e-9)
+    per_run = short_s - per_epoch * short_epochs
+    if per_epoch <= 0 or per_run < 0:  # too noisy to separate: all of the longer probe counted as epochs
+        return long_s / long_epochs, 0.0
+    return per_epoch, per_run
+
+
+def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", probe_epochs: int = 3,
+                     budget_s: float = 120.0, max_members: int = 10) -> pd.DataFrame:
+    """Hours a profile's runs would take on ``device``: one batch (as a grid would stack it) per (experiment,
+    dataset, model) probed for its costs (``probe_costs``), times every run's planned epochs (early stopping
+    makes it an upper bound). Groups left when ``budget_s`` is spent, or whose probe fails, say so."""
+    params = chapters.resolve(slug, profile, device=device)
     rows, prepared, start = [], {}, time.perf_counter()
-    for (name, data_label, model), (experiment, members) in groups.items():
-        field, epochs = planned_epochs(members[0])
+    for (name, data_label, model), (experiment, members) in probe_groups(slug, params).items():
+        epochs = experiment.planned_epochs(members[0])[1]
         row: dict[str, Any] = {"chapter": slug, "experiment": name, "dataset": data_label, "model": model, "runs": len(members),
                                "epochs per run": epochs}
         if rows and time.perf_counter() - start > budget_s:  # the first group is always probed
             rows.append({**row, "status": "not probed: time budget spent"})
             continue
         batch = batches(members, experiment, max_members)[0]
-        timed = []
         try:
             data_id = (name, experiment.data_key(batch[0]))
             if data_id not in prepared:
                 prepared[data_id] = experiment.prepare(batch[0])
-            for length in (probe_epochs, 4 * probe_epochs):  # two lengths: per-epoch cost apart from the per-run cost
-                probe = [{**c, field: min(epochs, length), **({"min_epochs": 0} if "min_epochs" in c else {})} for c in batch]
-                out = run_batch(experiment, probe, prepared[data_id], device)
-                member_epochs = sum(max(1, r["metrics"].get("epochs_run", length)) for r in out)
-                timed.append((out[0]["batch_wall_s"] / len(out), member_epochs / len(out)))
+            per_epoch, per_run = probe_costs(experiment, batch, prepared[data_id], device, probe_epochs)
         except Exception as error:  # noqa: BLE001 - a probe that fails is reported, the others still run
             rows.append({**row, "status": f"probe failed: {type(error).__name__}: {error}"[:200]})
             continue
-        (short_s, short_epochs), (long_s, long_epochs) = timed
-        per_epoch = (long_s - short_s) / max(long_epochs - short_epochs, 1e-9)
-        per_run = short_s - per_epoch * short_epochs
-        if per_epoch <= 0 or per_run < 0:  # too noisy to separate: all of the longer probe counted as epochs
-            per_epoch, per_run = long_s / long_epochs, 0.0
         rows.append({**row, "probe members": len(batch), "s per epoch": per_epoch, "s per run besides epochs": per_run,
                      "hours (upper bound)": (per_run + per_epoch * epochs) * len(members) / 3600, "status": "probed"})
     return pd.DataFrame(rows)
@@ -180,9 +184,8 @@ def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], membe
 
     from graphrepro import batched
 
-    configs = [{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5, "eps": 0.3}] * members
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(configs), list(range(members)),
+        batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(member_settings(members)), list(range(members)),
                       hidden, epochs, patience=epochs + 1)
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
     total_us = sum(e.self_cpu_time_total for e in events)

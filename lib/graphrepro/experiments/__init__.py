@@ -12,6 +12,9 @@ import torch
 from graphrepro.metrics import METRICS, MetricSpec
 
 
+EPOCH_FIELDS = ("max_epochs", "epochs")  # a config's epoch cap, under one of these names
+
+
 @dataclass(frozen=True)
 class Experiment:
     """A kind of training run. Bump ``version`` when a change alters its numbers: old records go stale.
@@ -34,6 +37,7 @@ class Experiment:
     metrics: tuple[str, ...] = ()
     selection: Callable[[dict[str, Any]], str] | None = None
     batch_key: Callable[[dict[str, Any]], str] | None = None  # default: configs that differ only in their seed
+    epochs: Callable[[dict[str, Any]], int] | None = None  # planned epochs; default: the config's epoch field
 
     def key(self, config: dict[str, Any]) -> str:
         """The store key of this experiment's run of ``config`` (its name, version and config, hashed)."""
@@ -44,6 +48,11 @@ class Experiment:
     def batch_of(self, config: dict[str, Any]) -> str:
         """Configs with the same value (and data) may train together as one batch."""
         return (self.batch_key or batch_key)(config)
+
+    def planned_epochs(self, config: dict[str, Any]) -> tuple[str, int]:
+        """The config's epoch field and the epochs a run of it plans (an upper bound where it stops early)."""
+        field = next(f for f in EPOCH_FIELDS if f in config)
+        return field, int(self.epochs(config) if self.epochs else config[field])
 
     def selection_spec(self, config: dict[str, Any]) -> MetricSpec:
         """The spec of the metric that selects among this experiment's runs of ``config``'s kind."""

@@ -146,4 +146,5 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
 
 
 EXPERIMENT = Experiment("kg-rank", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
-                        metrics=("mrr", "mean_rank", "hits_at_10", "amri", "z_mrr"))
+                        metrics=("mrr", "mean_rank", "hits_at_10", "amri", "z_mrr"),
+                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"])
