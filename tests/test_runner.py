@@ -158,10 +158,10 @@ def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, 
     assert all(store.digest_matches(json.loads(data)) for data in kept.values())
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    from graphrepro import chapters, runner
+    from graphrepro import __main__, chapters, runner
 
-    params = chapters.resolve(slug, "smoke", **{name: chapters.page(slug).param(name).parse(value)
-                                               for name, value in zip(KILL_DRILL[slug][1::3], KILL_DRILL[slug][2::3])})
+    given = __main__._parser().parse_args(command[3:]).parameter  # the command's own -p pairs, as the CLI reads them
+    params = chapters.resolve(slug, "smoke", **chapters.parse_overrides(slug, given))
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(tmp_path / "results")):
         expected = chapters.chapter_module(slug).chapter_keys(params)
     assert {p.stem for p in folder.glob("*.json")} == expected and len(kept) < len(expected)

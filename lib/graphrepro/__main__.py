@@ -100,11 +100,10 @@ def _say_what_trains(slug: str, params: dict) -> None:
 def _run(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
-    page = chapters.page(args.chapter)
-    overrides = {name: page.param(name).parse(value) for name, value in args.parameter}
-    chapters.resolve(args.chapter, args.profile, **overrides)
+    overrides = chapters.parse_overrides(args.chapter, args.parameter)
+    params = chapters.resolve(args.chapter, args.profile, **overrides)
     workers = _workers(args.workers)
-    _say_what_trains(args.chapter, chapters.resolve(args.chapter, args.profile, **overrides))
+    _say_what_trains(args.chapter, params)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
@@ -115,8 +114,7 @@ def _train(args: argparse.Namespace) -> int:
     from graphrepro import grid
 
     module = chapters.chapter_module(args.chapter)
-    overrides = {name: module.PAGE.param(name).parse(value) for name, value in args.parameter}
-    params = chapters.resolve(args.chapter, args.profile, **overrides)
+    params = chapters.resolve(args.chapter, args.profile, **chapters.parse_overrides(args.chapter, args.parameter))
     workers = _workers(args.workers)
     if workers:
         os.environ[grid.WORKERS] = str(workers)

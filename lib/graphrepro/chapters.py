@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -211,6 +211,12 @@ def run_command(slug: str, params: dict[str, Any]) -> str:
     changed = "".join(f" -p {p.name} {shlex.quote(p.text(params[p.name]))}" for p in target.params
                       if params[p.name] != defaults[p.name])
     return f"python -m graphrepro run {slug} --profile {params['profile']}{changed}"
+
+
+def parse_overrides(slug: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """Parameter values given as text (``-p name value`` on the command line), each parsed by its parameter."""
+    chosen = page(slug)
+    return {name: chosen.param(name).parse(value) for name, value in pairs}
 
 
 def resolve(slug: str, profile: str = "standard", **overrides: Any) -> dict[str, Any]:
