@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import ttest_rel
 
-from graphrepro import chapters
+from graphrepro import chapters, store
 from graphrepro.claims import gmnn_fair_eval as ch3
 
 
@@ -79,3 +79,21 @@ def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
     except DataUnavailable as err:
         pytest.skip(str(err))
     assert [len(split[k]) for k in ("train", "valid", "test")] == [140, 500, 1000]
+
+
+def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp_path, monkeypatch):
+    """Cells search in parallel, each keeping its generations in order: the same trials, records and choices."""
+    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], trials=8)
+    if ch3.available(params) != ["cora"]:
+        pytest.skip("Cora is not in the mirror")
+    found = {}
+    for workers in (1, 2):
+        monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / f"w{workers}"))
+        monkeypatch.setenv("GRAPHREPRO_WORKERS", str(workers))
+        ch3.search_all(params)
+        runs = store.load(ch3.CHAPTER).set_index("key").sort_index()
+        replayed = [ch3.search_cell(params, cell, train=False) for cell in ch3.cells(params)]
+        assert all(choice.setting is not None and len(asked) == 8 for choice, asked in replayed)
+        assert set(runs.index) == {ch3.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
+        found[workers] = runs[["val_loss", "val_acc", "best_epoch"]], [choice.setting for choice, _ in replayed]
+    assert found[1][0].equals(found[2][0]) and found[1][1] == found[2][1]

@@ -185,3 +185,7 @@ def test_two_workers_give_the_records_of_one(tmp_path, monkeypatch):
     assert frames[1][metrics].equals(frames[2][metrics])
     records = store.records("ch")
     assert len(records) == 4 and all(store.digest_matches(r) and r["peak_rss_mb"] > 0 for r in records)
+    # joblib reuses its worker processes: a grid run under another results folder must write there, not to the first
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "again"))
+    again = grid.run_grid("ch", hgcn.EXPERIMENT.name, configs, device="cpu", workers=2)
+    assert again[metrics].equals(frames[2][metrics]) and len(store.records("ch")) == 4

@@ -7,9 +7,10 @@ import os
 import resource
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import pandas as pd
 import torch
@@ -19,6 +20,8 @@ from graphrepro.environment import run_environment
 from graphrepro.train import resolve_device
 
 WORKERS = "GRAPHREPRO_WORKERS"
+SETTINGS_PREFIX = "GRAPHREPRO_"  # the environment variables a worker takes from the process that fans out
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -103,6 +106,33 @@ def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, 
     return len(batch)
 
 
+def fan_out(calls: list[Callable[[], T]], workers: int) -> Iterator[T]:
+    """The results of ``calls`` as each finishes: one after another in this process when ``workers`` is 1,
+    else over ``workers`` processes through joblib (its loky backend, or whichever backend the caller set
+    with ``joblib.parallel_config``, such as Dask's for a cluster)."""
+    if workers <= 1 or len(calls) <= 1:
+        yield from (call() for call in calls)
+        return
+    from joblib import Parallel, delayed
+
+    with warnings.catch_warnings():
+        # loky restarts a worker whose memory grew by 300 MB since its first job (here: the prepared data it
+        # keeps for its next batches) and warns; the job goes to another worker, nothing is lost
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
+        settings = {name: value for name, value in os.environ.items() if name.startswith(SETTINGS_PREFIX)}
+        yield from Parallel(n_jobs=workers, return_as="generator_unordered")(
+            delayed(_with_settings)(settings, call) for call in calls)
+
+
+def _with_settings(settings: dict[str, str], call: Callable[[], T]) -> T:
+    """``call()`` under the caller's ``GRAPHREPRO_*`` settings: joblib reuses its workers, and one started for an
+    earlier grid would otherwise write to that grid's results folder."""
+    for name in [n for n in os.environ if n.startswith(SETTINGS_PREFIX) and n not in settings]:
+        del os.environ[name]
+    os.environ.update(settings)
+    return call()
+
+
 _WORKER_DATA: dict[Any, Any] = {}  # a worker process's cache of prepared data, reused by its next batches
 
 
@@ -129,20 +159,13 @@ def run_grid(
     workers = min(default_workers() if workers is None else workers, len(groups))
     if experiment.threads > 1 or resolve_device(device).type == "cuda":  # one GPU, one process
         workers = 1
+    if workers <= 1:
+        prepared: dict[Any, Any] = {}
+        calls = [partial(_train_and_record, chapter, experiment_name, batch, device, prepared) for batch in groups]
+    else:
+        calls = [partial(_in_worker, chapter, experiment_name, batch, device) for batch in groups]
     bar = progress.grid_bar(desc or chapter, len(todo), len(set(keys) - missing)) if show else contextlib.nullcontext(lambda n: None)
     with bar as update:
-        if workers <= 1:
-            prepared: dict[Any, Any] = {}
-            for batch in groups:
-                update(_train_and_record(chapter, experiment_name, batch, device, prepared))
-        else:
-            from joblib import Parallel, delayed
-
-            jobs = (delayed(_in_worker)(chapter, experiment_name, batch, device) for batch in groups)
-            with warnings.catch_warnings():
-                # loky restarts a worker whose memory grew by 300 MB since its first job (here: the prepared
-                # data it keeps for its next batches) and warns; the job goes to another worker, nothing is lost
-                warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
-                for done in Parallel(n_jobs=workers, return_as="generator_unordered")(jobs):
-                    update(done)
+        for done in fan_out(calls, workers):
+            update(done)
     return store.to_frame([store.read_record(store.record_path(chapter, k)) for k in keys])

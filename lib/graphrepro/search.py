@@ -104,14 +104,15 @@ def _quiet_optuna() -> Iterator[None]:
 
 def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
           sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1,
-          train: bool = True) -> tuple[Any, pd.DataFrame]:
+          train: bool = True, show: bool = True) -> tuple[Any, pd.DataFrame]:
     """An Optuna ask/tell study replayed from the run store: each asked setting is a run config; a
     recorded one is told from its record, only the others train. With a seeded sampler a resumed
     study asks the same settings in the same order, so the store stays the single source of truth.
     ``generation`` 1: TPE, one trial at a time; more: a genetic algorithm (NSGA-II) whose whole
     generation is asked before any is told, so the generation trains as one grid (and one batch where
     the experiment stacks its settings). ``train=False`` replays what is recorded and stops at the first
-    generation with a trial not recorded (nothing trains). Returns the study and the trials' records."""
+    generation with a trial not recorded (nothing trains). A study that trains draws its progress bar
+    unless ``show`` is off. Returns the study and the trials' records."""
     import optuna
 
     from graphrepro.grid import run_grid
@@ -124,7 +125,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
         sampler = (optuna.samplers.TPESampler(seed=sampler_seed) if generation == 1
                    else optuna.samplers.NSGAIISampler(population_size=generation, seed=sampler_seed))
         trials = optuna.create_study(direction=direction, sampler=sampler)
-        bar = progress.grid_bar(f"{desc}: study", n_trials, 0) if train else contextlib.nullcontext(lambda n: None)
+        bar = progress.grid_bar(f"{desc}: study", n_trials, 0) if train and show else contextlib.nullcontext(lambda n: None)
         with bar as update:
             for start in range(0, n_trials, generation):
                 asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]

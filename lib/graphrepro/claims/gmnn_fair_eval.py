@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -13,12 +14,13 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from graphrepro import chapters, search, store
+from graphrepro import chapters, progress, search, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import fair_eval
-from graphrepro.grid import run_grid
+from graphrepro.grid import default_workers, fan_out, run_grid
 from graphrepro.report import claim_row, fmt, verdict
+from graphrepro.train import resolve_device
 
 CHAPTER = "gmnn-fair-eval"
 SEARCH_SEED = 0  # the seed of every search trial; the assessment runs use seeds 1 .. runs
@@ -156,14 +158,15 @@ def key(config: dict[str, Any]) -> str:
     return fair_eval.EXPERIMENT.key(config)
 
 
-def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> tuple[search.Choice, list[dict[str, Any]]]:
+def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
+                show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
     """The cell's genetic search on validation loss, replayed from the store (``train`` fills the gaps):
     its choice (recorded once complete) and the configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
     study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
                                   _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
-                                  params["generation"], train=train)
+                                  params["generation"], train=train, show=show)
     asked = [{**base, **t.params} for t in study.trials]
     settings = [t.params for t in study.trials if t.state.is_finished()]
     keys = [key({**base, **s}) for s in settings]
@@ -186,12 +189,24 @@ def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], 
     return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in ([{}, gmnn] if with_gmnn else [{}])]
 
 
+def search_all(params: dict[str, Any]) -> None:
+    """Complete every cell's search, the cells fanned out over the grid's workers (each search's
+    generations stay in order, so a cell asks the same settings however many workers there are)."""
+    todo = [cell for cell in cells(params) if search_cell(params, cell, train=False)[0].setting is None]
+    workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
+    with progress.grid_bar("searches (cells)", len(todo), len(cells(params)) - len(todo)) as update:
+        for _ in fan_out([partial(search_cell, params, cell, True, False) for cell in todo], workers):
+            update(1)
+
+
 def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
     """Search every cell, then run its chosen setting; the records of every assessment run (what is
     recorded is reused; with ``train=False`` nothing trains and incomplete cells are skipped)."""
+    if train:
+        search_all(params)
     configs = []
     for cell in cells(params):
-        choice, _ = search_cell(params, cell, train)
+        choice, _ = search_cell(params, cell, False)
         if choice.setting is not None:
             configs += assessment_configs(params, cell, choice.setting)
     if train:
