@@ -88,6 +88,8 @@ def test_command_line_values_are_parsed():
         (["verify", "0000000000000000dead"], "no record with key 0000000000000000dead"),
         (["book", "--profile", "huge"], "unknown profile 'huge'"),
         (["run", "hgcn-mlp-bug", "--workers", "0"], "--workers must be at least 1, got 0"),
+        (["train", "hgcn-mlp-bug", "--scheduler", "localhost:8786"], "--scheduler must be a Dask scheduler address such as tcp://host:8786"),
+        (["train", "hgcn-mlp-bug", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
         (["train", "verdicts"], "'verdicts' is a page of computed tables, not a chapter with records"),
         (["train", "nosuch"], "unknown chapter 'nosuch'"),
         (["train", "han-vs-gat", "-p", "datasets", "Freebase"], "does not allow 'Freebase'"),

@@ -189,3 +189,30 @@ def test_two_workers_give_the_records_of_one(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "again"))
     again = grid.run_grid("ch", hgcn.EXPERIMENT.name, configs, device="cpu", workers=2)
     assert again[metrics].equals(frames[2][metrics]) and len(store.records("ch")) == 4
+
+
+def test_a_grid_fans_out_over_a_dask_cluster_with_the_records_of_one_process(tmp_path, monkeypatch):
+    """``GRAPHREPRO_SCHEDULER`` (``--scheduler``) sends a grid's batches to a Dask cluster, here two local
+    single-thread worker processes: every batch runs there and the records equal those of one process."""
+    distributed = pytest.importorskip("distributed")
+    from graphrepro.data import DataUnavailable
+    from graphrepro.experiments import hgcn
+
+    base = hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged", normalize_feats=False, max_epochs=8)
+    configs = [{**base, "dropout": d, "seed": 0} for d in (0.0, 0.2, 0.4, 0.6)]
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "one"))
+    try:
+        alone = grid.run_grid("ch", hgcn.EXPERIMENT.name, configs, device="cpu", workers=1)
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "cluster"))
+        monkeypatch.setenv(grid.SCHEDULER, cluster.scheduler_address)
+        with distributed.get_task_stream(client) as tasks:
+            spread = grid.run_grid("ch", hgcn.EXPERIMENT.name, configs, device="cpu", workers=2)
+    assert len(tasks.data) >= len(configs)  # each batch (one setting each) ran as a task on the cluster
+    assert len({t["worker"] for t in tasks.data}) == 2
+    metrics = ["val_roc", "val_ap", "test_roc", "test_ap", "best_epoch"]
+    assert spread[metrics].equals(alone[metrics])
+    assert all(store.digest_matches(r) for r in store.records("ch")) and len(store.records("ch")) == len(configs)

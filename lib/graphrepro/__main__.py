@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -25,17 +27,17 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter (lists comma-separated); repeatable")
     run.add_argument("--log-output", action="store_true", help="stream the notebook's output")
-    run.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
+    _training_options(run)
     train = sub.add_parser("train", help="train a chapter's runs without executing its page (background grids)")
     train.add_argument("chapter")
     train.add_argument("--profile", default="standard", help=f"one of {', '.join(chapters.PROFILES)}")
     train.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                        help="override a parameter (lists comma-separated); repeatable")
-    train.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
+    _training_options(train)
     book = sub.add_parser("book", help="execute every page of _toc.yml, then build the HTML book")
     book.add_argument("--profile", default="standard")
     book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
-    book.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
+    _training_options(book)
     sub.add_parser("data", help="every dataset: available (and where) or unavailable (and why)")
     verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records")
     verify.add_argument("keys", nargs="*", help="keys of the records to check (default: a random sample)")
@@ -54,6 +56,12 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--probe-epochs", type=int, default=3)
     bench.add_argument("--budget", type=float, default=120.0, help="with --estimate: seconds of probes per chapter")
     return parser
+
+
+def _training_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
+    command.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                         help="a Dask scheduler (tcp://host:8786): runs fan out over its cluster's workers")
 
 
 def _show(value: object) -> str:
@@ -79,11 +87,25 @@ def _list() -> int:
     return 0
 
 
-def _workers(value: int | None) -> int | None:
-    """A worker count from the command line: at least one."""
-    if value is not None and value < 1:
-        raise chapters.ParameterError(f"--workers must be at least 1, got {value}")
-    return value
+def _workers(args: argparse.Namespace) -> int | None:
+    """The worker count from the command line (at least one); ``--scheduler`` points the grids at a cluster."""
+    if args.workers is not None and args.workers < 1:
+        raise chapters.ParameterError(f"--workers must be at least 1, got {args.workers}")
+    if args.scheduler:
+        from graphrepro import grid
+
+        if not re.fullmatch(r"(tcp|tls|ucx)://[^\s/]+:\d+", args.scheduler):
+            raise chapters.ParameterError(f"--scheduler must be a Dask scheduler address such as tcp://host:8786, got {args.scheduler!r}")
+        if importlib.util.find_spec("distributed") is None:
+            raise chapters.ParameterError("--scheduler needs Dask: pip install -e '.[cluster]'")
+        from dask.distributed import Client
+
+        try:  # reachable now, not an hour into the page
+            Client(args.scheduler, timeout=10).close()
+        except OSError as error:
+            raise chapters.ParameterError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}") from None
+        os.environ[grid.SCHEDULER] = args.scheduler
+    return args.workers
 
 
 def _say_what_trains(slug: str, params: dict) -> None:
@@ -102,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
 
     overrides = chapters.parse_overrides(args.chapter, args.parameter)
     params = chapters.resolve(args.chapter, args.profile, **overrides)
-    workers = _workers(args.workers)
+    workers = _workers(args)
     _say_what_trains(args.chapter, params)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
@@ -115,7 +137,7 @@ def _train(args: argparse.Namespace) -> int:
 
     module = chapters.chapter_module(args.chapter)
     params = chapters.resolve(args.chapter, args.profile, **chapters.parse_overrides(args.chapter, args.parameter))
-    workers = _workers(args.workers)
+    workers = _workers(args)
     if workers:
         os.environ[grid.WORKERS] = str(workers)
     for desc, step in module.training_plan(params):
@@ -129,7 +151,7 @@ def _book(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
     chapters.resolve(chapters.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
-    workers = _workers(args.workers)
+    workers = _workers(args)
     for page in chapters.pages():
         if not args.no_execute:
             _say_what_trains(page.slug, chapters.resolve(page.slug, args.profile))

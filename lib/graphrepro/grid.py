@@ -20,6 +20,7 @@ from graphrepro.environment import run_environment
 from graphrepro.train import resolve_device
 
 WORKERS = "GRAPHREPRO_WORKERS"
+SCHEDULER = "GRAPHREPRO_SCHEDULER"  # a Dask scheduler's address: grids fan out over its cluster
 SETTINGS_PREFIX = "GRAPHREPRO_"  # the environment variables a worker takes from the process that fans out
 T = TypeVar("T")
 
@@ -108,28 +109,47 @@ def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, 
 
 def fan_out(calls: list[Callable[[], T]], workers: int) -> Iterator[T]:
     """The results of ``calls`` as each finishes: one after another in this process when ``workers`` is 1,
-    else over ``workers`` processes through joblib (its loky backend, or whichever backend the caller set
-    with ``joblib.parallel_config``, such as Dask's for a cluster)."""
+    else over ``workers`` processes through joblib: its loky backend on this machine, or Dask's on the
+    cluster whose scheduler ``GRAPHREPRO_SCHEDULER`` names (workers there see this process's settings)."""
     if workers <= 1 or len(calls) <= 1:
         yield from (call() for call in calls)
         return
     from joblib import Parallel, delayed
 
-    with warnings.catch_warnings():
+    settings = {name: value for name, value in os.environ.items() if name.startswith(SETTINGS_PREFIX)}
+    with warnings.catch_warnings(), _backend(os.environ.get(SCHEDULER)):
         # loky restarts a worker whose memory grew by 300 MB since its first job (here: the prepared data it
         # keeps for its next batches) and warns; the job goes to another worker, nothing is lost
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
-        settings = {name: value for name, value in os.environ.items() if name.startswith(SETTINGS_PREFIX)}
         yield from Parallel(n_jobs=workers, return_as="generator_unordered")(
             delayed(_with_settings)(settings, call) for call in calls)
 
 
+@contextlib.contextmanager
+def _backend(scheduler: str | None) -> Iterator[None]:
+    """joblib's default backend (loky), or Dask's connected to ``scheduler`` (``tcp://host:8786``)."""
+    if not scheduler:
+        yield
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError as error:
+        raise RuntimeError(f"{SCHEDULER} is set but Dask is not installed: pip install -e '.[cluster]'") from error
+    from joblib import parallel_config
+
+    with Client(scheduler) as client, parallel_config(backend="dask", wait_for_workers_timeout=60):
+        yield
+
+
 def _with_settings(settings: dict[str, str], call: Callable[[], T]) -> T:
-    """``call()`` under the caller's ``GRAPHREPRO_*`` settings: joblib reuses its workers, and one started for an
-    earlier grid would otherwise write to that grid's results folder."""
+    """``call()`` under the caller's ``GRAPHREPRO_*`` settings, on one worker (a job never fans out again):
+    joblib reuses its workers, and one started for an earlier grid would otherwise write to that grid's
+    results folder."""
     for name in [n for n in os.environ if n.startswith(SETTINGS_PREFIX) and n not in settings]:
         del os.environ[name]
     os.environ.update(settings)
+    os.environ[WORKERS] = "1"
+    os.environ.pop(SCHEDULER, None)
     return call()
 
 
