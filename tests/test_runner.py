@@ -64,10 +64,12 @@ def test_progress_events_reach_the_terminal(tmp_path, monkeypatch, capsys):
     with progress.grid_bar("Table 1", total=3, reused=5) as update:
         update(2)
         update(1)
-    shown = progress.TerminalProgress(events)
-    shown.close()
-    assert shown.trained == 3 and shown.reused == 5
-    assert "Table 1: 5 runs reused from results/, 3 to train" in capsys.readouterr().out
+    with progress.grid_bar("searches", total=0, reused=28, unit="cell"):
+        pass
+    progress.TerminalProgress(events).close()
+    shown = capsys.readouterr()
+    assert "Table 1: 5 runs reused from results/, 3 to train" in shown.out and "3/3" in shown.err
+    assert "searches: 28 cells reused from results/, 0 to train" in shown.out
 
 
 def test_concurrent_writers_leave_valid_records(tmp_path):

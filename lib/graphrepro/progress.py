@@ -28,18 +28,18 @@ def _emit(path: str, **event: object) -> None:
 
 
 @contextlib.contextmanager
-def grid_bar(desc: str, total: int, reused: int) -> Iterator[Callable[[int], None]]:
-    """A progress bar over the ``total`` runs a grid trains (``reused`` were found in the store);
-    yields ``update(n)``."""
+def grid_bar(desc: str, total: int, reused: int, unit: str = "run") -> Iterator[Callable[[int], None]]:
+    """A progress bar over the ``total`` runs (or other ``unit``) a grid trains (``reused`` were found in
+    the store); yields ``update(n)``."""
     events = os.environ.get(EVENTS)
     if events:
-        _emit(events, event="grid", desc=desc, total=total, reused=reused)
+        _emit(events, event="grid", desc=desc, total=total, reused=reused, unit=unit)
         try:
             yield lambda n: _emit(events, event="update", n=n)
         finally:
             _emit(events, event="done")
         return
-    with tqdm(total=total, desc=desc, unit="run", disable=not show_progress() or not total) as bar:
+    with tqdm(total=total, desc=desc, unit=unit, disable=not show_progress() or not total) as bar:
         yield bar.update
 
 
@@ -51,8 +51,6 @@ class TerminalProgress:
         self.path = path
         self.offset = 0
         self.bar: tqdm | None = None
-        self.trained = 0
-        self.reused = 0
 
     def poll(self) -> None:
         """Show the events written since the last poll (whole lines only)."""
@@ -68,12 +66,11 @@ class TerminalProgress:
 
     def _show(self, event: dict) -> None:
         if event["event"] == "grid":
-            self.reused += event["reused"]
-            tqdm.write(f"  {event['desc']}: {event['reused']} runs reused from results/, {event['total']} to train")
+            unit = event.get("unit", "run")
+            tqdm.write(f"  {event['desc']}: {event['reused']} {unit}s reused from results/, {event['total']} to train")
             if event["total"]:
-                self.bar = tqdm(total=event["total"], desc=f"  {event['desc']}", unit="run", leave=True)
+                self.bar = tqdm(total=event["total"], desc=f"  {event['desc']}", unit=unit, leave=True)
         elif event["event"] == "update":
-            self.trained += event["n"]
             if self.bar is not None:
                 self.bar.update(event["n"])
         elif self.bar is not None:

@@ -189,26 +189,29 @@ def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], 
     return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in ([{}, gmnn] if with_gmnn else [{}])]
 
 
-def search_all(params: dict[str, Any]) -> None:
-    """Complete every cell's search, the cells fanned out over the grid's workers (each search's
-    generations stay in order, so a cell asks the same settings however many workers there are)."""
-    todo = [cell for cell in cells(params) if search_cell(params, cell, train=False)[0].setting is None]
+def search_all(params: dict[str, Any], train: bool = True) -> dict[tuple[str, str, str, int], search.Choice]:
+    """Every cell's choice, replayed from the store; with ``train`` the incomplete searches complete first,
+    the cells fanned out over the grid's workers (each search's generations stay in order, so a cell
+    asks the same settings however many workers there are)."""
+    choices = {cell: search_cell(params, cell, train=False)[0] for cell in cells(params)}
+    todo = [cell for cell, choice in choices.items() if choice.setting is None] if train else []
     workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
-    with progress.grid_bar("searches (cells)", len(todo), len(cells(params)) - len(todo)) as update:
-        for _ in fan_out([partial(search_cell, params, cell, True, False) for cell in todo], workers):
+    with progress.grid_bar("searches", len(todo), len(choices) - len(todo), unit="cell") as update:
+        for cell, choice in fan_out([partial(_searched, params, cell) for cell in todo], workers):
+            choices[cell] = choice
             update(1)
+    return choices
+
+
+def _searched(params: dict[str, Any], cell: tuple[str, str, str, int]) -> tuple[tuple[str, str, str, int], search.Choice]:
+    return cell, search_cell(params, cell, train=True, show=False)[0]
 
 
 def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
     """Search every cell, then run its chosen setting; the records of every assessment run (what is
     recorded is reused; with ``train=False`` nothing trains and incomplete cells are skipped)."""
-    if train:
-        search_all(params)
-    configs = []
-    for cell in cells(params):
-        choice, _ = search_cell(params, cell, False)
-        if choice.setting is not None:
-            configs += assessment_configs(params, cell, choice.setting)
+    configs = [config for cell, choice in search_all(params, train).items() if choice.setting is not None
+               for config in assessment_configs(params, cell, choice.setting)]
     if train:
         return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="assessment") if configs else pd.DataFrame()
     return _recorded(configs)
