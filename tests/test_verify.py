@@ -99,3 +99,48 @@ def test_sample_draws_committed_standard_records_only(monkeypatch):
         path.unlink()
     listed = subprocess.run(["git", "ls-files", "results"], cwd=paths.REPO_ROOT, capture_output=True, text=True).stdout
     assert local["key"] not in listed
+
+
+def _drill_config(slug: str, monkeypatch) -> tuple[str, dict]:
+    """A cheap run of each chapter's experiment (chapter 4 on small random molecules in Peptides-func's format)."""
+    from graphrepro.experiments import fair_eval, hgb, linkpred, lrgb
+
+    if slug == "lrgb-head":
+        from test_lrgb_chapter import random_molecules
+
+        graphs = random_molecules(24)
+        monkeypatch.setattr(lrgb.lrgb_data, "load_peptides_func",
+                            lambda progress=False: {"train": graphs[:16], "val": graphs[16:20], "test": graphs[20:]})
+        return lrgb.EXPERIMENT.name, lrgb.make_config("GCN", "lrgb", 0, epochs=2, batch_size=8)
+    return {
+        "hgcn-mlp-bug": lambda: (hgcn.EXPERIMENT.name, hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged",
+                                                                         normalize_feats=False, max_epochs=5)),
+        "han-vs-gat": lambda: (hgb.EXPERIMENT.name, hgb.make_config("IMDB", "GCN", 0, max_epochs=2, hidden=4, heads=2)),
+        "gmnn-fair-eval": lambda: (fair_eval.EXPERIMENT.name, fair_eval.make_config("cora", 0, "sparse_balanced", "MLP", 0,
+                                                                                    max_epochs=5, patience=3)),
+        "mrr-variants": lambda: (linkpred.EXPERIMENT.name, linkpred.make_config("cora", "GCN", 0, max_epochs=2)),
+    }[slug]()
+
+
+@pytest.mark.parametrize("slug", [p.slug for p in chapters.chapter_pages()])
+def test_a_hand_edited_record_of_each_chapter_is_flagged(slug, isolated_store, monkeypatch, capsys):
+    """Each chapter's experiment: its record re-runs exactly; edited by hand, ``verify --digests`` flags it
+    without re-training and ``verify`` flags it with the re-run's difference; an intact store passes."""
+    name, config = _drill_config(slug, monkeypatch)
+    try:
+        run_grid(slug, name, [config], device="cpu")
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    (path,) = (isolated_store / slug).glob("*.json")
+    assert check(store.read_record(path))["ok"]
+    assert main(["verify", "--digests", "--chapter", slug]) == 0
+    record = json.loads(path.read_text())
+    metric = next(k for k, v in sorted(record["metrics"].items()) if k.startswith("test_") and isinstance(v, float))
+    record["metrics"][metric] = round(record["metrics"][metric] + 0.25, 6)
+    path.write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["verify", "--digests", "--chapter", slug]) == 1
+    out = capsys.readouterr().out
+    assert record["key"] in out and "edited by hand" in out and "1 records read; 1 problems" in out
+    result = check(store.read_record(path))
+    assert not result["ok"] and "edited by hand" in result["problem"] and f"{metric}: recorded" in result["problem"]

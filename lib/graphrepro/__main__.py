@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="draw from every current record here, not only committed standard-profile ones")
     verify.add_argument("--chapter", default=None)
     verify.add_argument("--seed", type=int, default=None, help="seed of the random choice of records")
+    verify.add_argument("--digests", action="store_true",
+                        help="instead: check every record's digest and artefacts, without re-training (seconds)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
@@ -189,6 +191,12 @@ def _verify(args: argparse.Namespace) -> int:
 
     from graphrepro import verify
 
+    if args.digests:
+        checked, problems = verify.integrity(args.chapter)
+        if problems:
+            print(pd.DataFrame(problems).to_string(index=False))
+        print(f"{checked} records read; {len(problems)} problems" + (" (nothing re-trained)" if checked else ""))
+        return 1 if problems or not checked else 0
     if args.keys:
         picked = verify.named_records(args.keys, args.chapter)
     else:

@@ -6,7 +6,7 @@ import math
 import random
 from typing import Any
 
-from graphrepro import chapters, experiments, store
+from graphrepro import chapters, experiments, paths, store
 from graphrepro.environment import package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
@@ -51,6 +51,7 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
     batch = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
     threads = int(record.get("threads") or 1)
     rerun = run_batch(experiment, batch, experiment.prepare(config), device="cpu", threads=threads)[batch.index(config)]
+    rerun["metrics"].pop("artefacts", None)  # kept beside the record, not in it (their sha256 is checked by integrity())
     differences = environment_differences(record)
     problems = []
     if "digest" not in record:
@@ -75,6 +76,35 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
         "ok": not problems,
         "problem": "; ".join(problems),
     }
+
+
+def integrity(chapter: str | None = None) -> tuple[int, list[dict[str, str]]]:
+    """Every record file's integrity without re-training (what ``verify --digests`` reports): it parses,
+    its key is its file name, its content matches its digest, and each artefact matches its sha256.
+    Returns how many records were read and one row per problem."""
+    checked, problems = 0, []
+    for slug in chapter_slugs(chapter):
+        for path in sorted((paths.results_dir() / slug).glob("*.json")):
+            checked += 1
+            try:
+                record = store.read_record(path)
+            except ValueError as error:
+                problems.append({"chapter": slug, "key": path.stem, "problem": str(error)})
+                continue
+            found = []
+            if record["key"] != path.stem:
+                found.append(f"its key {record['key']} is not its file name")
+            if "digest" not in record:
+                found.append("no content digest (written before digests existed)")
+            elif not store.digest_matches(record):
+                found.append("edited by hand: its content no longer matches its digest")
+            for name in record.get("artefacts", {}):
+                try:
+                    store.load_artefact(slug, record, name)
+                except (OSError, ValueError) as error:
+                    found.append(f"artefact {name}: {error}")
+            problems += [{"chapter": slug, "key": path.stem, "problem": p} for p in found]
+    return checked, problems
 
 
 def run_label(config: dict[str, Any]) -> str:
