@@ -58,3 +58,18 @@ def test_the_profile_of_a_batch_names_its_costliest_operators_in_order():
     shares = [r["share of time"] for r in rows]
     assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1 + 1e-9
     assert all(r["operator"] and r["ms per member-epoch"] >= 0 for r in rows)
+
+
+def test_the_whole_book_benchmark_does_not_build_while_records_are_missing(monkeypatch):
+    """Building the book without every committed standard record would train for hours: the benchmark says so."""
+    monkeypatch.setattr(bench, "unrecorded_standard_runs", lambda: {"hgcn-mlp-bug": 0, "han-vs-gat": 3})
+    assert bench.whole_book(("book",)) == {
+        "make book": "skipped: runs without committed records would train first (han-vs-gat 3)"}
+
+
+def test_unrecorded_runs_count_the_standard_keys_without_a_committed_record(monkeypatch):
+    slug = "hgcn-mlp-bug"
+    keys = chapters.chapter_module(slug).chapter_keys(chapters.resolve(slug, "standard"))
+    monkeypatch.setattr(bench.store, "committed_keys", lambda s: set(list(keys)[:5]) if s == slug else None)
+    missing = bench.unrecorded_standard_runs()
+    assert missing[slug] == len(keys) - 5 and set(missing) == {p.slug for p in chapters.chapter_pages()}

@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--estimate", default=None, choices=chapters.PROFILES,
                        help="instead: hours the profile's runs would take here, from a few probe epochs of each kind of run")
     bench.add_argument("--device", default="auto", help="with --estimate: where the probes train (auto, cpu, cuda)")
+    bench.add_argument("--whole-book", action="store_true",
+                       help="instead: time make install and make book on a fresh clone (--with-tests: make test too)")
+    bench.add_argument("--with-tests", action="store_true")
     bench.add_argument("--probe-epochs", type=int, default=3)
     bench.add_argument("--budget", type=float, default=120.0, help="with --estimate: seconds of probes per chapter")
     return parser
@@ -220,6 +223,11 @@ def _bench(args: argparse.Namespace) -> int:
 
     slugs = [chapters.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in chapters.chapter_pages()]
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
+    if args.whole_book:
+        print("a fresh clone of the committed tree, an empty data cache, the data from the mirror:")
+        for target, value in bench.whole_book(("install", "book", "test") if args.with_tests else ("install", "book")).items():
+            print(f"  {target}: {value:.0f} s" if isinstance(value, float) else f"  {target}: {value}")
+        return 0
     if args.estimate:
         for slug in slugs:
             table = bench.profile_estimate(slug, args.estimate, args.device, args.probe_epochs, args.budget)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from graphrepro import chapters, experiments
+from graphrepro import chapters, experiments, paths, store
 from graphrepro.grid import batches, run_batch
 
 
@@ -99,6 +101,38 @@ def chapter_wall_time(slug: str, profile: str = "standard") -> dict[str, float |
         runner.execute(slug, profile, output_dir=Path(tmp))
     result["page execution seconds (from records)"] = time.perf_counter() - start
     return result
+
+
+def unrecorded_standard_runs() -> dict[str, int]:
+    """Per chapter, how many runs of its ``standard`` profile have no committed record."""
+    missing = {}
+    for page in chapters.chapter_pages():
+        keys = chapters.chapter_module(page.slug).chapter_keys(chapters.resolve(page.slug, "standard"))
+        missing[page.slug] = len(keys - (store.committed_keys(page.slug) or set()))
+    return missing
+
+
+def whole_book(targets: tuple[str, ...] = ("install", "book")) -> dict[str, float | str]:
+    """Wall seconds of what a reader does first, on a fresh clone of the committed tree with an empty data
+    cache: each ``make`` target in turn. ``book`` is skipped, saying why, while a chapter lacks committed
+    ``standard`` records (it would train them first)."""
+    missing = {slug: n for slug, n in unrecorded_standard_runs().items() if n}
+    times: dict[str, float | str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "graphrepro"
+        subprocess.run(["git", "clone", "-q", str(paths.REPO_ROOT), str(clone)], check=True)
+        env = {**os.environ, "GRAPHREPRO_DATA": str(Path(tmp) / "cache"),
+               "GRAPHREPRO_MIRROR": os.environ.get("GRAPHREPRO_MIRROR", str(paths.REPO_ROOT.parent / "shared" / "data"))}
+        env.pop("GRAPHREPRO_RESULTS", None)
+        for target in targets:
+            if target == "book" and missing:
+                times["make book"] = "skipped: runs without committed records would train first (" + ", ".join(
+                    f"{slug} {n}" for slug, n in missing.items()) + ")"
+                continue
+            start = time.perf_counter()
+            subprocess.run(["make", target], cwd=clone, env=env, check=True, stdout=subprocess.DEVNULL)
+            times[f"make {target}"] = time.perf_counter() - start
+    return times
 
 
 def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
