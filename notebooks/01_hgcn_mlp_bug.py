@@ -129,6 +129,7 @@ for name, values in [("grid_layers", params["search_layers"]), ("grid_act", para
 runs = ch1.run_table1(params)
 
 # %% [markdown]
+# (hgcn-mlp-bug-paper-vs-ours)=
 # ## Paper vs ours
 #
 # A cell is *reproduced* when our tuned mean is within {glue:text}`tolerance` points of the paper's.
@@ -185,6 +186,7 @@ nc_table
 # tuned Airport NC rows show what the search recovers. We cannot tell which of these, if any, the
 # paper's run had; the numbers show which of them can produce a jump of that size.
 #
+# (hgcn-mlp-bug-tree1111)=
 # ## Tree1111 and the γ sweep (Table 2, Figure 2)
 #
 # Tree1111 is a sample of Tree(10, 3, 0, 1, N(0, I₁₀₀₀)): a tree of 1,111 nodes with branching 10
@@ -281,6 +283,7 @@ glue("tripod_gap", f"{abs(tripod['geoopt'] - tripod['closed form']).max():.1e}",
 # form (line); they differ by at most {glue:text}`tripod_gap`.
 # ```
 #
+# (hgcn-mlp-bug-verdicts)=
 # ## Verdicts
 #
 # Each claim is decided from the records above against the stated tolerance.

@@ -98,6 +98,7 @@ glue("ch2_sampling", ch2.sampling_note(params) if params["metapath_neighbours"] 
 main_runs = ch2.run(params, "main")
 
 # %% [markdown]
+# (han-vs-gat-paper-vs-ours)=
 # ## Paper vs ours
 #
 # A cell is *reproduced* when our Micro-F1 mean is within {glue:text}`ch2_tolerance` points of the paper's.
@@ -168,6 +169,7 @@ cost.set_index("model")
 # Time per epoch (log scale) against test Micro-F1; marker size is peak memory.
 # ```
 #
+# (han-vs-gat-verdicts)=
 # ## Verdicts
 #
 # Each claim is decided from the records above against the stated tolerance.

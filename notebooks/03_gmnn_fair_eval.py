@@ -99,6 +99,7 @@ report.parameters_table(params)
 assessment = ch3.run(params)
 
 # %% [markdown]
+# (gmnn-fair-eval-paper-vs-ours)=
 # ## Paper vs ours
 #
 # A cell is *reproduced* when our mean is within {glue:text}`ch3_tolerance` points of the paper's.
@@ -165,6 +166,7 @@ ch3.flips(assessment, params).set_index(["dataset", "kind", "on average"])
 ch3.cost_table(params)
 
 # %% [markdown]
+# (gmnn-fair-eval-verdicts)=
 # ## Verdicts
 #
 # Each claim is decided from the records above.

@@ -125,6 +125,7 @@ ch4.parameter_table(params)
 main_runs = ch4.run(params, "main")
 
 # %% [markdown]
+# (lrgb-head-paper-vs-ours)=
 # ## Paper vs ours
 #
 # A cell is *reproduced* when our mean test AP is within {glue:text}`ch4_tolerance` point(s) (AP × 100)
@@ -181,6 +182,7 @@ ch4.long_table(everything, params)
 ch4.throughput_table(curve, params)
 
 # %% [markdown]
+# (lrgb-head-verdicts)=
 # ## Verdicts
 #
 # Each claim is decided from the records above against the stated tolerance.

@@ -72,6 +72,7 @@ report.parameters_table(params)
 # and the order of the models changes. PCQM-Contact is not obtainable here, so we measure the same
 # variants on within-graph link prediction.
 #
+# (mrr-variants-worked-example)=
 # ## The worked example
 #
 # One head with five candidates: itself (score 0.95), its true tails t1 (0.90) and t2 (0.80), and two
@@ -81,6 +82,7 @@ report.parameters_table(params)
 ch5.worked_example()
 
 # %% [markdown]
+# (mrr-variants-raw-filtered)=
 # ## Raw, filtered and extended-filtered MRR on real models
 #
 # **Protocol.** Cora, Citeseer and airport with HGCN's 85/5/10 edge split (message passing on training
@@ -159,6 +161,7 @@ ch5.size_correlations(kgs_frame)
 # point per knowledge graph and model.
 # ```
 #
+# (mrr-variants-verdicts)=
 # ## Verdicts
 #
 # Each claim is decided from the records above; "no change" means within {glue:text}`ch5_tolerance`

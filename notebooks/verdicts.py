@@ -14,10 +14,12 @@
 # %% [markdown]
 # # Verdicts
 #
-# Every claim the book tests, with the verdict computed from the run store (nothing is trained on this
-# page). A verdict reads *holds* when our records support the claim within the tolerance its chapter
-# states, *does not hold* when they contradict it, and *not run* when the records are missing. The
-# chapter pages show the numbers behind each row.
+# Every number the papers report that the book re-runs, beside ours, and every claim the book tests,
+# each with the verdict computed from the run store (nothing is trained on this page). A paper number is
+# *reproduced* when our mean lies within the stated tolerance of it (in points unless it says otherwise);
+# *not reproduced* says by how much it differs; *unavailable* says why the data cannot be had here; *not
+# run* means the records are missing. A claim *holds* when our records support it and *does not hold*
+# when they contradict it. Each row links to the chapter table that computed it.
 
 # %% tags=["parameters"]
 profile = "standard"
@@ -31,7 +33,7 @@ profile = "standard"
 from IPython.display import display
 
 from graphrepro import chapters, report
-from graphrepro.claims import all_verdicts, executed_with, parameters_used
+from graphrepro.claims import all_cells, all_verdicts, executed_with, parameters_used
 
 report.set_style()
 chapters.resolve("verdicts", profile)
@@ -42,4 +44,25 @@ for slug, params in used.items():
 parameters_used(used)
 
 # %% tags=["hide-input"]
-all_verdicts(used).set_index(["chapter", "claim"])
+cells, claims = all_cells(used), all_verdicts(used)
+
+# %% [markdown]
+# ## By chapter
+#
+# A chapter is *reproduced* when every paper number and claim with records reproduces, *partly* when
+# some do, and *not reproduced* when none does.
+
+# %% tags=["hide-input"]
+report.chapter_summary(cells, claims)
+
+# %% [markdown]
+# ## The papers' numbers
+
+# %% tags=["hide-input"]
+report.cells_table(cells)
+
+# %% [markdown]
+# ## The claims
+
+# %% tags=["hide-input"]
+report.claims_table(claims)

@@ -124,6 +124,61 @@ def test_every_internal_link_and_asset_resolves(smoke_book):
                 assert unquote(url.fragment) in anchors.ids, f"{page.name}: link {ref} points to no anchor"
 
 
+class _Tables(HTMLParser):
+    """Every table of a page: its class and its rows as lists of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: list[tuple[str, list[list[str]]]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append((dict(attrs).get("class") or "", []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("td", "th") and self.tables:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][1][-1].append(" ".join("".join(self.cell).split()))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def _tables(path: Path) -> list[tuple[str, list[list[str]]]]:
+    parser = _Tables()
+    parser.feed(path.read_text())
+    return parser.tables
+
+
+def test_the_verdicts_page_agrees_with_every_chapter_page(smoke_book):
+    """Every claim's verdict on the built Verdicts page is the one its chapter's page computed and shows, and
+    every claim a chapter shows is on the Verdicts page; every chapter has its row in the summary."""
+    folder = smoke_book["index"].parent / "book" / "executed"
+    tables = _tables(folder / "verdicts.html")
+    on_verdicts, chapter = {}, None
+    for row in next(rows for cls, rows in tables if "graphrepro-claims" in cls)[1:]:
+        if len(row) == 1:
+            chapter = row[0]
+        else:
+            on_verdicts[(chapter, row[0])] = row[1]
+    for page in chapters.chapter_pages():
+        shown = {}
+        for cls, rows in _tables(folder / f"{page.slug}.html"):
+            if "dataframe" in cls and len(rows) > 1 and rows[0][:2] == ["", "verdict"] and rows[1][0] == "claim":
+                shown.update({(page.slug, r[0]): r[1] for r in rows[2:]})
+        assert shown, f"{page.slug} shows no verdict table"
+        assert shown == {k: v for k, v in on_verdicts.items() if k[0] == page.slug}, page.slug
+    summary = next(rows for cls, rows in tables if "dataframe" in cls and rows[0][-1:] == ["overall"])
+    assert [r[0] for r in summary[2:]] == [p.slug for p in chapters.chapter_pages()]
+    assert next(rows for cls, rows in tables if "graphrepro-cells" in cls)[1:], "no paper numbers on the Verdicts page"
+
+
 VIEWPORTS = {"desktop": 1400, "phone": 390}
 SCREENSHOTS = paths.REPO_ROOT / "_build" / "screenshots"  # test artefacts, not committed
 

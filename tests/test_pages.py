@@ -79,3 +79,21 @@ def test_tables_show_whole_cells():
     long_text = "README settings (2 layers, relu, dropout 0, wd 0, c 1) " * 3
     html = pd.DataFrame({"setting": [long_text]})._repr_html_()
     assert long_text.strip() in html and "..." not in html
+
+
+def test_the_verdicts_page_words_follow_the_rows():
+    """A chapter is reproduced when every judged number and claim is, partly when some are, not reproduced when
+    none is, not run when none is judged; unavailable cells and claims without records are counted apart."""
+    def cell(chapter, verdict):
+        return dict(zip(report.CELL_COLUMNS, (chapter, "c", "1.0 ± 0.0", "1.0 ± 0.0", 3, 2.0, verdict, f"{chapter}-x")))
+
+    cells = pd.DataFrame([cell("a", "reproduced"), cell("a", "differs by +3.0"), cell("a", "unavailable: gone"),
+                          cell("b", "reproduced"), cell("c", "differs by -4.0"), cell("d", "not run")])
+    claims = pd.DataFrame([report.claim_row("a", "x", True, ""), report.claim_row("b", "y", True, ""),
+                           report.claim_row("c", "z", False, ""), report.claim_row("d", "w", None, "")])
+    summary = report.chapter_summary(cells, claims)
+    assert summary.overall.to_dict() == {"a": "partly", "b": "reproduced", "c": "not reproduced", "d": "not run"}
+    assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not run or unavailable"] == "1"
+    table = report.cells_table(cells).data
+    assert 'href="a.html#a-x"' in table and "not reproduced (differs by +3.0)" in table and "within ±2" in table
+    assert 'href="d.html#d-verdicts"' in report.claims_table(claims).data

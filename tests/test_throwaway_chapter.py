@@ -53,6 +53,9 @@ def claim_verdicts(profile, runs=None, params=None):
     return [claim_row(PAGE.slug, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
                       f"toy {{mean:.1f}} over {{len(runs)}} seeds")]
 
+def paper_cells(params, runs=None):
+    return []
+
 def bench(seeds):
     return []
 
@@ -74,6 +77,12 @@ from graphrepro import chapters, report
 
 params = chapters.resolve("toy-chapter", profile, seeds=seeds, tolerance=tolerance)
 runs = toy_chapter.run(params)
+
+# %% [markdown]
+# (toy-chapter-verdicts)=
+# ## Verdicts
+
+# %%
 report.verdict_table(toy_chapter.claim_verdicts(profile, runs, params))
 '''
 

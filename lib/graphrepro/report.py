@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -117,12 +118,95 @@ def verdict(ours: float, paper: float, tolerance: float, runs: int = 0) -> str:
 def claim_row(chapter: str, claim: str, holds: bool | None, evidence: str) -> dict[str, str]:
     """One row of a verdict table: the claim, whether our records support it, and the numbers behind it."""
     word = "not run" if holds is None else ("holds" if holds else "does not hold")
-    return {"chapter": chapter, "claim": claim, "verdict": word, "evidence": evidence}
+    return {"chapter": chapter, "claim": claim, "verdict": word, "evidence": evidence, "where": anchor(chapter, "verdicts")}
+
+
+CELL_COLUMNS = ("chapter", "cell", "paper", "ours", "runs", "tolerance", "verdict", "where")  # a row of the Verdicts page
+
+
+def anchor(chapter: str, section: str) -> str:
+    """The id of a labelled section of a chapter page (``(chapter-section)=`` in its notebook)."""
+    return f"{chapter}-{section}"
+
+
+def cell_rows(chapter: str, long: pd.DataFrame, label: Callable[[pd.Series], str], tolerance: float, section: str,
+              runs: str = "seeds") -> list[dict[str, Any]]:
+    """A chapter's paper-vs-ours table (columns ``paper``, ``ours``, ``verdict`` and ``runs`` as named) as rows of
+    the Verdicts page: the cell, both numbers, the runs behind ours, the tolerance, the verdict (an unavailable
+    cell's with the reason its ``ours`` gives), and where; rows without a paper number are left out."""
+    rows = []
+    for _, r in long.iterrows():
+        if r["paper"] == "–" or r["verdict"] == "no paper number":
+            continue
+        reason = r["verdict"] == "unavailable" and str(r["ours"]).startswith("unavailable: ")
+        rows.append({"chapter": chapter, "cell": label(r), "paper": r["paper"], "ours": "–" if reason else r["ours"],
+                     "runs": int(r[runs]), "tolerance": tolerance, "verdict": r["ours"] if reason else r["verdict"],
+                     "where": anchor(chapter, section)})
+    return rows
+
+
+def cell_verdict(word: str) -> str:
+    """A cell's verdict in the book's words: reproduced, not reproduced (by how much), unavailable (why), not run."""
+    return f"not reproduced ({word})" if word.startswith("differs") else word
+
+
+def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """Per chapter: paper numbers reproduced and claims that hold, of those with records, and the overall
+    word: reproduced (all), partly (some), not reproduced (none), not run (no records yet)."""
+    rows = []
+    for chapter in dict.fromkeys(list(cells.chapter) + list(claims.chapter)):
+        mine, said = cells[cells.chapter == chapter], claims[claims.chapter == chapter]
+        judged = mine[(mine.verdict == REPRODUCED) | mine.verdict.str.startswith("differs")]
+        decided = said[said.verdict.isin(["holds", "does not hold"])]
+        good = int((judged.verdict == REPRODUCED).sum()) + int((decided.verdict == "holds").sum())
+        total = len(judged) + len(decided)
+        word = "not run" if not total else REPRODUCED if good == total else "partly" if good else "not reproduced"
+        rows.append({"chapter": chapter, "paper numbers reproduced": f"{int((judged.verdict == REPRODUCED).sum())} of {len(judged)}",
+                     "claims that hold": f"{int((decided.verdict == 'holds').sum())} of {len(decided)}",
+                     "not run or unavailable": str(len(mine) - len(judged) + len(said) - len(decided)), "overall": word})
+    return pd.DataFrame(rows).set_index("chapter")
+
+
+def _runs(n: int) -> str:
+    return f'<span class="runs">{n} run{"s" if n != 1 else ""}</span>' if n else ""
+
+
+def claims_table(claims: pd.DataFrame) -> HTML:
+    """Every chapter's claims with their colour-coded verdicts and evidence, grouped by chapter; each claim
+    links to the chapter's verdict table."""
+    body = []
+    for chapter, rows in claims.groupby("chapter", sort=False):
+        body.append(f'<tr class="chapter"><th colspan="3"><a href="{escape(chapter)}.html">{escape(chapter)}</a></th></tr>')
+        for _, r in rows.iterrows():
+            word = {"holds": REPRODUCED, "does not hold": "differs"}.get(r["verdict"], "none")
+            body.append(f'<tr><th><a href="{escape(chapter)}.html#{escape(r["where"])}">{escape(r["claim"])}</a></th>'
+                        f'<td class="{verdict_class(word)}"><span class="verdict">{escape(r["verdict"])}</span></td>'
+                        f'<td>{_keep(r["evidence"])}</td></tr>')
+    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-claims"><thead><tr><th>claim</th>'
+                f"<th>verdict</th><th>evidence</th></tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+
+
+def cells_table(cells: pd.DataFrame) -> HTML:
+    """The papers' numbers beside ours, a colour-coded verdict per row, grouped by chapter; each cell's name
+    links to the chapter table that computed it."""
+    body = []
+    for chapter, rows in cells.groupby("chapter", sort=False):
+        body.append(f'<tr class="chapter"><th colspan="4"><a href="{escape(chapter)}.html">{escape(chapter)}</a></th></tr>')
+        for _, r in rows.iterrows():
+            word = cell_verdict(r["verdict"])
+            body.append(
+                f'<tr><th><a href="{escape(chapter)}.html#{escape(r["where"])}">{escape(r["cell"])}</a></th>'
+                f'<td>{_keep(r["paper"])}</td><td>{_keep(r["ours"])}{_runs(r["runs"])}</td>'
+                f'<td class="{verdict_class(r["verdict"])}"><span class="verdict">{escape(word)}</span>'
+                f'<span class="runs">within ±{r["tolerance"]:g}</span></td></tr>')
+    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-cells"><thead><tr><th>cell</th>'
+                "<th>paper</th><th>ours</th><th>verdict</th></tr></thead>"
+                f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
 def verdict_table(rows: list[dict[str, str]]) -> pd.DataFrame:
     """Claim verdicts as a table indexed by claim."""
-    return pd.DataFrame(rows).drop(columns="chapter").set_index("claim")
+    return pd.DataFrame(rows).drop(columns=["chapter", "where"]).set_index("claim")
 
 
 def paper_table(paper: dict[str, dict[str, tuple[float, float]]], columns: list[str]) -> pd.DataFrame:

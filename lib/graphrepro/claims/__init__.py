@@ -39,4 +39,15 @@ def all_verdicts(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
 
     for slug, params in params_by_chapter.items():
         rows += chapter_module(slug).claim_verdicts(params["profile"], params=params)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["chapter", "claim", "verdict", "evidence", "where"])
+
+
+def all_cells(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Every chapter's paper numbers beside ours, each under the parameters given for it (nothing is trained)."""
+    from graphrepro.chapters import chapter_module
+    from graphrepro.report import CELL_COLUMNS
+
+    rows = []
+    for slug, params in params_by_chapter.items():
+        rows += chapter_module(slug).paper_cells(params)
+    return pd.DataFrame(rows, columns=list(CELL_COLUMNS))

@@ -3,6 +3,7 @@ of MLP, GCN, FAGCN and GMNN on Cora and Citeseer (protocol after Errica et al. 2
 
 from __future__ import annotations
 
+import contextlib
 import math
 import zlib
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from graphrepro import chapters, progress, search, store
+from graphrepro import chapters, progress, report, search, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import fair_eval
@@ -196,7 +197,8 @@ def search_all(params: dict[str, Any], train: bool = True) -> dict[tuple[str, st
     choices = {cell: search_cell(params, cell, train=False)[0] for cell in cells(params)}
     todo = [cell for cell, choice in choices.items() if choice.setting is None] if train else []
     workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
-    with progress.grid_bar("searches", len(todo), len(choices) - len(todo), unit="cell") as update:
+    bar = progress.grid_bar("searches", len(todo), len(choices) - len(todo), unit="cell") if train else contextlib.nullcontext(lambda n: None)
+    with bar as update:
         for cell, choice in fan_out([partial(_searched, params, cell) for cell in todo], workers):
             choices[cell] = choice
             update(1)
@@ -297,7 +299,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFram
                 ours = cell.acc.mean() if len(cell) else math.nan
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
                 rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
-                             "ours": "unavailable" if missing else fmt(ours, std), "folds": len(cell),
+                             "ours": f"unavailable: {missing}" if missing else fmt(ours, std), "folds": len(cell),
                              "verdict": "unavailable" if missing else verdict(ours, paper[0], params["tolerance"], len(cell)),
                              "paper_mean": paper[0], "mean": ours, "std": std})
     return pd.DataFrame(rows)
@@ -412,6 +414,14 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     """The chapter's known runs and their records (nothing is trained)."""
     configs = chapter_configs(params)
     return configs, _recorded(configs)
+
+
+def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Every number of the paper's Tables 3 and 4 beside ours, for the Verdicts page (nothing is trained here)."""
+    runs = run(params, train=False) if runs is None else runs
+    return [row for which, number in (("sparse", 3), ("dense", 4)) for row in report.cell_rows(
+        CHAPTER, table(runs, params, which), lambda r, n=number: f"Table {n}, {r.dataset}, {r.kind}, {r.model}",
+        params["tolerance"], "paper-vs-ours", runs="folds")]
 
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:

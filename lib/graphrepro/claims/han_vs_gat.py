@@ -12,7 +12,7 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from graphrepro import chapters, store
+from graphrepro import chapters, report, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgb
@@ -278,6 +278,16 @@ def cost_figure(cost: pd.DataFrame) -> plt.Figure:
     ax.set_ylabel("test Micro-F1 (%)")
     fig.tight_layout()
     return fig
+
+
+def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Every number of HGB's Table 3 beside ours, for the Verdicts page (nothing is trained here)."""
+    runs = chapter_records(params)[1] if runs is None else runs
+    rows = report.cell_rows(CHAPTER, main_table(runs, params), lambda r: f"Table 3, {r.dataset}, {r.model} (Macro / Micro-F1)",
+                            params["tolerance"], "paper-vs-ours")
+    return rows + [{"chapter": CHAPTER, "cell": "Table 3, Freebase, every model", "paper": "in the paper", "ours": "–",
+                    "runs": 0, "tolerance": params["tolerance"], "verdict": f"unavailable: {FREEBASE.split(': ', 1)[1]}",
+                    "where": report.anchor(CHAPTER, "paper-vs-ours")}]
 
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:

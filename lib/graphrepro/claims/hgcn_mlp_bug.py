@@ -229,6 +229,21 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     return configs, tuning.subset(runs, configs)
 
 
+def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Every number of the paper's Tables 1 and 2 beside ours, for the Verdicts page (nothing is trained here)."""
+    from graphrepro.claims import hgcn_trees
+
+    runs = chapter_records(params)[1] if runs is None else runs
+    tol = params["tolerance"]
+    long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
+    rows = report.cell_rows(CHAPTER, long, lambda r: f"Table 1, {r.task}, {r.model}", tol, "paper-vs-ours")
+    curve = hgcn_trees.tree_curve(runs, params)
+    tree = hgcn_trees.tree_table(curve, tol).reset_index()
+    seeds = curve[curve["γ"] == 0.0].set_index("model").seeds.reindex(hgcn_trees.TREE_MODELS).fillna(0).to_list()
+    tree = tree.assign(seeds=seeds, ours=tree["ours (tuned)"])
+    return rows + report.cell_rows(CHAPTER, tree, lambda r: f"Table 2, Tree1111, {r.model}", tol, "tree1111")
+
+
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records of the profile's grids (nothing is trained here)."""
     from graphrepro.claims import hgcn_trees

@@ -15,7 +15,7 @@ import seaborn as sns
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from graphrepro import chapters, store
+from graphrepro import chapters, report, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import dataset_status
@@ -82,6 +82,9 @@ PAPER_STATS = {"graphs": "15,535", "nodes per graph": "150.94", "edges per graph
                "shortest path (mean ± std)": "20.89 ± 9.79", "diameter (mean ± std)": "56.99 ± 28.72",
                "split (train / val / test)": "10,873 / 2,331 / 2,331", "tasks": "10"}
 GPS_NOTE = "GPS: LRGB lists GraphGPS's own configuration at 65.35 ± 0.41"
+
+
+UNAVAILABLE = "Peptides-func's files are not in the mirror or the cache"
 
 
 def available() -> bool:
@@ -252,7 +255,7 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         pm, ps = PAPER.get((model, stage), (math.nan, math.nan))
         mean, std, n = _cell(runs, params, model, stage)
         rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
-                     "ours": "unavailable" if not available() else fmt(mean, std),
+                     "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
                      "verdict": "unavailable" if not available() else verdict(mean, pm, params["tolerance"], n),
                      "seeds": n, "paper_mean": pm, "mean": mean, "std": std})
     return pd.DataFrame(rows)
@@ -385,6 +388,13 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         rows.append({"model": model, "stage": stage, "train /s": train, "eval /s": evaluate,
                      "s / epoch": epoch_s, "paper, CPU-h": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600})
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
+
+
+def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Every number of the papers' head ablation beside ours, for the Verdicts page (nothing is trained here)."""
+    runs = chapter_records(params)[1] if runs is None else runs
+    return report.cell_rows(CHAPTER, main_table(runs, params), lambda r: f"{r.model}, {r.stage} (test AP)",
+                            params["tolerance"], "paper-vs-ours")
 
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:

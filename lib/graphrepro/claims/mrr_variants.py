@@ -16,7 +16,7 @@ import pandas as pd
 import seaborn as sns
 from scipy.stats import spearmanr
 
-from graphrepro import chapters, store
+from graphrepro import chapters, report, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import kg, linkpred
@@ -312,6 +312,22 @@ def size_figure(frame: pd.DataFrame) -> plt.Figure:
 
 
 # --- verdicts --------------------------------------------------------------------------------------------
+
+def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """The papers' numbers beside ours, for the Verdicts page: the worked example's three MRRs (computed by
+    the library, equal to the note's three decimals) and the PCQM-Contact shift, which is not obtainable here."""
+    example = worked_example()
+    rows = [{"chapter": CHAPTER, "cell": f"worked example, {variant}", "paper": f"{r['MRR (note)']:.3f}",
+             "ours": f"{r['MRR (ours)']:.3f}", "runs": 0, "tolerance": 0.0005,
+             "verdict": report.REPRODUCED if abs(r["MRR (ours)"] - r["MRR (note)"]) <= 0.0005 else
+             f"differs by {r['MRR (ours)'] - r['MRR (note)']:+.3f}", "where": report.anchor(CHAPTER, "worked-example")}
+            for variant, r in example.iterrows()]
+    raw, extended = PAPER_PCQM["raw"], PAPER_PCQM["extended"]
+    return rows + [{"chapter": CHAPTER, "cell": "PCQM-Contact, GPS: raw → extended-filtered MRR",
+                    "paper": f"{raw[0]:.4f} → {extended[0]:.4f}", "ours": "–", "runs": 0, "tolerance": params["tolerance"],
+                    "verdict": "unavailable: PCQM-Contact is not obtainable here (the chapter measures the shift on its own graphs)",
+                    "where": report.anchor(CHAPTER, "raw-filtered")}]
+
 
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
