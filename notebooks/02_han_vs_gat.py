@@ -111,6 +111,7 @@ report.verdict_grid(long, "model", "dataset", ch2.FREEBASE)
 ch2.main_display(long)
 
 # %% [markdown]
+# (han-vs-gat-metapaths)=
 # ## Why HAN's comparison misled
 #
 # HAN's paper compared against GAT run on one meta-path graph at a time. Here is GAT on each single

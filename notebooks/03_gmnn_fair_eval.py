@@ -128,6 +128,7 @@ report.verdict_grid(dense.assign(column=dense.dataset), "model", "column", "Pubm
 ch3.significance_display(ch3.significance(assessment, params))
 
 # %% [markdown]
+# (gmnn-fair-eval-protocol)=
 # ## Why the protocol matters
 #
 # GMNN's own evaluation: the one public Planetoid split (20 labels per class, 500 for validation, 1,000

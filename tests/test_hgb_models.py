@@ -191,6 +191,9 @@ def test_chapter_two_verdicts_follow_the_records():
               "test_micro_f1": next(v for flag, v in ablated.items() if flag in c)} for c in ch2.ablation_configs(params)]
     claims = ch2.claim_verdicts("smoke", pd.DataFrame(rows).drop_duplicates("key"), params)[3:]
     assert [r["verdict"] for r in claims] == ["holds", "does not hold", "does not hold"]  # tolerance 2 < 3 points
+    line = ch2.headline(params, pd.DataFrame(rows).drop_duplicates("key"))  # the synthesis page's number
+    assert line["points"] == pytest.approx(65.0 - 70.0) and line["failure"] == "an unfair input"
+    assert line["measured"] == "IMDB: GAT's Micro-F1 70.0 on HAN's best single meta-path graph, 65.0 on the whole graph"
     assert claims[0]["evidence"] == "IMDB +0.1 (full model minus ablated, points)"
     long = ch2.main_table(pd.DataFrame(rows), params)
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]

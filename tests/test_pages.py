@@ -97,3 +97,12 @@ def test_the_verdicts_page_words_follow_the_rows():
     table = report.cells_table(cells).data
     assert 'href="a.html#a-x"' in table and "not reproduced (differs by +3.0)" in table and "within ±2" in table
     assert 'href="d.html#d-verdicts"' in report.claims_table(claims).data
+
+
+def test_a_synthesis_line_keeps_the_largest_move_and_says_when_nothing_is_recorded():
+    line = report.headline_row("a", "a slip", "s", {"x": (2.0, "x moved"), "y": (-5.0, "y moved"), "z": (float("nan"), "z")})
+    assert line == {"chapter": "a", "failure": "a slip", "measured": "y moved", "points": -5.0, "where": "a-s"}
+    empty = report.headline_row("a", "a slip", "s", {})
+    assert empty["measured"] == "not run yet" and empty["points"] != empty["points"]
+    table = report.headlines_table(pd.DataFrame([line, empty])).data
+    assert 'href="a.html#a-s"' in table and "-5.0" in table and "–" in table

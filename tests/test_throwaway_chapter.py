@@ -20,6 +20,7 @@ from graphrepro import chapters, store
 from graphrepro.chapters import Page, Param, same
 from graphrepro.experiments import Experiment
 from graphrepro.grid import run_grid
+from graphrepro import report
 from graphrepro.report import claim_row
 
 def _train(data, configs, device):
@@ -55,6 +56,9 @@ def claim_verdicts(profile, runs=None, params=None):
 
 def paper_cells(params, runs=None):
     return []
+
+def headline(params, runs=None):
+    return report.headline_row(PAGE.slug, "a toy slip", "verdicts", {{}})
 
 def bench(seeds):
     return []
@@ -132,6 +136,7 @@ def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
     shown = "".join(str(o.get("data", {})) for c in verdicts.cells for o in c.get("outputs", []))
     assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown
     _cli(env, "run", "reproducibility", "--profile", "smoke")
+    _cli(env, "run", "synthesis", "--profile", "smoke")
     (root / "_vendor").symlink_to(__import__("graphrepro.runner").runner.ensure_mathjax().parent)
     build = "from pathlib import Path; from graphrepro import runner; runner.build_book(Path(%r))" % str(root)
     done = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, timeout=600)

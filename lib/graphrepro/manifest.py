@@ -15,6 +15,7 @@ CHAPTERS: tuple[str, ...] = (
 )
 
 BOOK_PAGES: tuple[Page, ...] = (
+    Page("synthesis", "notebooks/synthesis.py", "What went wrong, and how to check your own baseline"),
     Page("verdicts", "notebooks/verdicts.py", "Verdicts"),
     Page("reproducibility", "notebooks/reproducibility.py", "Reproducibility"),
 )

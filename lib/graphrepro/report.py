@@ -145,6 +145,40 @@ def cell_rows(chapter: str, long: pd.DataFrame, label: Callable[[pd.Series], str
     return rows
 
 
+def headline_row(chapter: str, failure: str, section: str, candidates: dict[Any, tuple[float, str]]) -> dict[str, Any]:
+    """A chapter's line in the synthesis: of ``candidates`` (points moved, what was measured), the one that
+    moved the number most; 'not run yet' when none has records."""
+    known = [c for c in candidates.values() if not math.isnan(c[0])]
+    points, measured = max(known, key=lambda c: abs(c[0])) if known else (math.nan, "not run yet")
+    return {"chapter": chapter, "failure": failure, "measured": measured, "points": points, "where": anchor(chapter, section)}
+
+
+def headlines_table(rows: pd.DataFrame) -> HTML:
+    """The synthesis table: each failure mode, what the chapter measured (a link to it), and the points it moved."""
+    body = "".join(
+        f'<tr><th>{escape(r["failure"])}</th><td><a href="{escape(r["chapter"])}.html#{escape(r["where"])}">'
+        f'{escape(r["measured"])}</a></td><td>{"–" if math.isnan(r["points"]) else f"{r.points:+.1f}"}</td></tr>'
+        for _, r in rows.iterrows())
+    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-headlines"><thead><tr><th>what went '
+                f"wrong</th><th>what the chapter measured</th><th>points</th></tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def headlines_figure(rows: pd.DataFrame) -> plt.Figure:
+    """One bar per failure mode: how many points it moved a headline number (one without records says so)."""
+    values = rows.points.abs()
+    fig, ax = plt.subplots(figsize=(6.0, 0.55 * len(rows) + 1.0))
+    ax.barh(range(len(rows)), values.fillna(0), color=sns.color_palette()[0])
+    ax.set_yticks(range(len(rows)), rows.failure)
+    ax.invert_yaxis()
+    ax.set_xlabel("points the headline number moved (absolute)")
+    ax.set_title("How far each slip moved a result")
+    for y, value in enumerate(values):
+        ax.text(0 if math.isnan(value) else value, y, " not run yet" if math.isnan(value) else f" {value:.1f}", va="center")
+    ax.set_xlim(0, max(1.0, float(values.max(skipna=True)) * 1.15 if values.notna().any() else 1.0))
+    fig.tight_layout()
+    return fig
+
+
 def cell_verdict(word: str) -> str:
     """A cell's verdict in the book's words: reproduced, not reproduced (by how much), unavailable (why), not run."""
     return f"not reproduced ({word})" if word.startswith("differs") else word

@@ -51,3 +51,11 @@ def all_cells(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     for slug, params in params_by_chapter.items():
         rows += chapter_module(slug).paper_cells(params)
     return pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+
+
+def all_headlines(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """Every chapter's strongest number for the synthesis, under the parameters given for it (nothing is trained)."""
+    from graphrepro.chapters import chapter_module
+
+    return pd.DataFrame([chapter_module(slug).headline(params) for slug, params in params_by_chapter.items()],
+                        columns=["chapter", "failure", "measured", "points", "where"])

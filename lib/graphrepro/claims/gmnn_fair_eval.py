@@ -424,6 +424,19 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
         params["tolerance"], "paper-vs-ours", runs="folds")]
 
 
+def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The chapter's strongest number for the synthesis: how far one split's accuracy can land from another's,
+    the range of a model's fold accuracies."""
+    scores = fold_scores(run(params, train=False) if runs is None else runs)
+    ranges = {}
+    for (dataset, kind, row), cell in (scores.groupby(["dataset", "kind", "row"]) if len(scores) else []):
+        if len(cell) > 1 and row not in ("GMNN p", "GMNN q"):
+            lo, hi = cell.acc.min(), cell.acc.max()
+            ranges[(dataset, kind, row)] = (hi - lo, f"{dataset}, {kind.replace('_', ' ')}, {row}: one fold's test accuracy "
+                                                     f"anywhere from {lo:.1f} to {hi:.1f} over {len(cell)} folds")
+    return report.headline_row(CHAPTER, "a single split", "protocol", ranges)
+
+
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params

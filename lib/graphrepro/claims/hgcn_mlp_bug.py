@@ -244,6 +244,17 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
     return rows + report.cell_rows(CHAPTER, tree, lambda r: f"Table 2, Tree1111, {r.model}", tol, "tree1111")
 
 
+def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The chapter's strongest number for the synthesis: what the unit-ball projection cost the MLP."""
+    runs = chapter_records(params)[1] if runs is None else runs
+    long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
+    lifts = {task: (_mean(long, "MLP (original)", task), _mean(long, "MLP (debugged)", task))
+             for task in [TASK_LABELS[t] for t in params["tasks"] if t.endswith("/lp")]}
+    return report.headline_row(CHAPTER, "a buggy baseline", "paper-vs-ours", {
+        task: (after - before, f"{task}: the MLP's test ROC AUC {before:.1f} with the projection, {after:.1f} without it")
+        for task, (before, after) in lifts.items()})
+
+
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records of the profile's grids (nothing is trained here)."""
     from graphrepro.claims import hgcn_trees

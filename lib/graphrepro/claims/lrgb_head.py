@@ -397,6 +397,17 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
                             params["tolerance"], "paper-vs-ours")
 
 
+def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The chapter's strongest number for the synthesis: what a 2-layer prediction head adds to LRGB's linear one."""
+    runs = chapter_records(params)[1] if runs is None else runs
+    long = main_table(runs, params).set_index(["model", "stage"])["mean"]
+    linear, two = HEAD_STAGES[0], HEAD_STAGES[1]
+    gains = {model: (long.get((model, two), math.nan) - long.get((model, linear), math.nan),
+                     f"{model}: test AP {long.get((model, linear), math.nan):.1f} with LRGB's linear head, "
+                     f"{long.get((model, two), math.nan):.1f} with a 2-layer head") for model in params["models"]}
+    return report.headline_row(CHAPTER, "an under-tuned head", "paper-vs-ours", gains)
+
+
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params

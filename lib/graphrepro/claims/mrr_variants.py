@@ -329,6 +329,18 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
                     "where": report.anchor(CHAPTER, "raw-filtered")}]
 
 
+def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The chapter's strongest number for the synthesis: how much raw and extended-filtered MRR differ."""
+    runs = chapter_records(params)[1] if runs is None else runs
+    frame = variant_frame(runs)
+    shifts = {}
+    if len(frame):
+        for graph, row in shift_table(frame).drop(index="PCQM-Contact, GPS (paper)").iterrows():
+            both = row["+ filtering"] + row["+ no self-loops"]
+            shifts[graph] = (both, f"{graph}: MRR {row['raw']:.1f} raw, {row['raw'] + both:.1f} extended-filtered (× 100)")
+    return report.headline_row(CHAPTER, "an inconsistent metric", "raw-filtered", shifts)
+
+
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
