@@ -155,10 +155,8 @@ def headline_row(chapter: str, failure: str, section: str, candidates: dict[Any,
 
 def headlines_table(rows: pd.DataFrame) -> HTML:
     """The synthesis table: each failure mode, what the chapter measured (a link to it), and the points it moved."""
-    body = "".join(
-        f'<tr><th>{escape(r["failure"])}</th><td><a href="{escape(r["chapter"])}.html#{escape(r["where"])}">'
-        f'{escape(r["measured"])}</a></td><td>{"–" if math.isnan(r["points"]) else f"{r.points:+.1f}"}</td></tr>'
-        for _, r in rows.iterrows())
+    body = "".join(f'<tr><th>{escape(r["failure"])}</th><td>{_link(r, r["measured"])}</td>'
+                   f'<td>{"–" if math.isnan(r["points"]) else f"{r.points:+.1f}"}</td></tr>' for _, r in rows.iterrows())
     return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-headlines"><thead><tr><th>what went '
                 f"wrong</th><th>what the chapter measured</th><th>points</th></tr></thead><tbody>{body}</tbody></table></div>")
 
@@ -205,37 +203,42 @@ def _runs(n: int) -> str:
     return f'<span class="runs">{n} run{"s" if n != 1 else ""}</span>' if n else ""
 
 
+def _link(row: pd.Series, text: str) -> str:
+    """``text`` linking to the chapter section a Verdicts-page row came from."""
+    return f'<a href="{escape(row["chapter"])}.html#{escape(row["where"])}">{escape(text)}</a>'
+
+
+def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Callable[[pd.Series], str]) -> HTML:
+    """A table whose rows are grouped by chapter, each group under a row naming (and linking) its chapter."""
+    body = []
+    for chapter, rows in frame.groupby("chapter", sort=False):
+        body.append(f'<tr class="chapter"><th colspan="{len(headers)}"><a href="{escape(chapter)}.html">{escape(chapter)}</a></th></tr>')
+        body += [f"<tr>{row(r)}</tr>" for _, r in rows.iterrows()]
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    return HTML(f'<div class="table-scroll"><table class="graphrepro-grid {css}"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
 def claims_table(claims: pd.DataFrame) -> HTML:
     """Every chapter's claims with their colour-coded verdicts and evidence, grouped by chapter; each claim
     links to the chapter's verdict table."""
-    body = []
-    for chapter, rows in claims.groupby("chapter", sort=False):
-        body.append(f'<tr class="chapter"><th colspan="3"><a href="{escape(chapter)}.html">{escape(chapter)}</a></th></tr>')
-        for _, r in rows.iterrows():
-            word = {"holds": REPRODUCED, "does not hold": "differs"}.get(r["verdict"], "none")
-            body.append(f'<tr><th><a href="{escape(chapter)}.html#{escape(r["where"])}">{escape(r["claim"])}</a></th>'
-                        f'<td class="{verdict_class(word)}"><span class="verdict">{escape(r["verdict"])}</span></td>'
-                        f'<td>{_keep(r["evidence"])}</td></tr>')
-    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-claims"><thead><tr><th>claim</th>'
-                f"<th>verdict</th><th>evidence</th></tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+    def row(r: pd.Series) -> str:
+        word = {"holds": REPRODUCED, "does not hold": "differs"}.get(r["verdict"], "none")
+        return (f'<th>{_link(r, r["claim"])}</th><td class="{verdict_class(word)}"><span class="verdict">'
+                f'{escape(r["verdict"])}</span></td><td>{_keep(r["evidence"])}</td>')
+
+    return _grouped_table(claims, "graphrepro-claims", ["claim", "verdict", "evidence"], row)
 
 
 def cells_table(cells: pd.DataFrame) -> HTML:
     """The papers' numbers beside ours, a colour-coded verdict per row, grouped by chapter; each cell's name
     links to the chapter table that computed it."""
-    body = []
-    for chapter, rows in cells.groupby("chapter", sort=False):
-        body.append(f'<tr class="chapter"><th colspan="4"><a href="{escape(chapter)}.html">{escape(chapter)}</a></th></tr>')
-        for _, r in rows.iterrows():
-            word = cell_verdict(r["verdict"])
-            body.append(
-                f'<tr><th><a href="{escape(chapter)}.html#{escape(r["where"])}">{escape(r["cell"])}</a></th>'
-                f'<td>{_keep(r["paper"])}</td><td>{_keep(r["ours"])}{_runs(r["runs"])}</td>'
-                f'<td class="{verdict_class(r["verdict"])}"><span class="verdict">{escape(word)}</span>'
-                f'<span class="runs">within ±{r["tolerance"]:g}</span></td></tr>')
-    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-cells"><thead><tr><th>cell</th>'
-                "<th>paper</th><th>ours</th><th>verdict</th></tr></thead>"
-                f"<tbody>{''.join(body)}</tbody></table></div>")
+    def row(r: pd.Series) -> str:
+        return (f'<th>{_link(r, r["cell"])}</th><td>{_keep(r["paper"])}</td><td>{_keep(r["ours"])}{_runs(r["runs"])}</td>'
+                f'<td class="{verdict_class(r["verdict"])}"><span class="verdict">{escape(cell_verdict(r["verdict"]))}</span>'
+                f'<span class="runs">within ±{r["tolerance"]:g}</span></td>')
+
+    return _grouped_table(cells, "graphrepro-cells", ["cell", "paper", "ours", "verdict"], row)
 
 
 def verdict_table(rows: list[dict[str, str]]) -> pd.DataFrame:
