@@ -106,3 +106,43 @@ def test_a_synthesis_line_keeps_the_largest_move_and_says_when_nothing_is_record
     assert empty["measured"] == "not run yet" and empty["points"] != empty["points"]
     table = report.headlines_table(pd.DataFrame([line, empty])).data
     assert 'href="a.html#a-s"' in table and "-5.0" in table and "–" in table
+
+
+def test_a_figure_without_axis_labels_or_legend_is_refused():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 2], label="a")
+    ax.plot([0, 1], [2, 3], label="b")
+    assert report.figure_problems(fig) == ["axes 0: the x axis has no label", "axes 0: the y axis has no label",
+                                           "axes 0: 2 labelled series and no legend"]
+    ax.set(xlabel="epoch", ylabel="test AP")
+    ax.legend()
+    assert report.figure_problems(fig) == []
+    plt.close(fig)
+    bars, ax = plt.subplots()
+    ax.barh(["a buggy baseline", "a single split"], [3.0, 1.0])
+    ax.set_xlabel("points")
+    assert report.figure_problems(bars) == []  # text categories label the other axis
+    plt.close(bars)
+    try:
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        report.glue_figure("unreadable", fig)
+    except ValueError as error:
+        assert "figure 'unreadable' is hard to read: axes 0: the x axis has no label" in str(error)
+    else:
+        raise AssertionError("an unlabelled figure was glued")
+
+
+def test_axes_that_share_an_axis_need_its_label_once():
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, sharey=True)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+        ax.set_xlabel("epoch")
+    assert report.figure_problems(fig) == ["axes 0: the y axis has no label", "axes 1: the y axis has no label"]
+    axes[0].set_ylabel("test AP")
+    assert report.figure_problems(fig) == []
+    plt.close(fig)

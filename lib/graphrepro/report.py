@@ -79,10 +79,33 @@ def _text(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
+def figure_problems(fig: plt.Figure) -> list[str]:
+    """What would make a figure hard to read: a drawn axis with neither a label (its own, or that of an axis
+    it shares) nor text categories for ticks, or several labelled series without a legend."""
+    problems = []
+    for i, ax in enumerate(a for a in fig.axes if a.axison and a.has_data()):
+        for name, shared, ticks in (("x", ax.get_shared_x_axes(), ax.get_xticklabels()),
+                                    ("y", ax.get_shared_y_axes(), ax.get_yticklabels())):
+            labelled = any(getattr(a, f"get_{name}label")().strip() for a in shared.get_siblings(ax))  # a shared axis: one label
+            categories = any(t.get_text() and not t.get_text().lstrip("−-").replace(".", "", 1).replace(",", "").isdigit()
+                             for t in ticks)
+            if not labelled and not categories:
+                problems.append(f"axes {i}: the {name} axis has no label")
+        series = [h for h in ax.get_legend_handles_labels()[1] if not h.startswith("_")]
+        if len(series) > 1 and ax.get_legend() is None and not fig.legends:
+            problems.append(f"axes {i}: {len(series)} labelled series and no legend")
+    return problems
+
+
 def glue_figure(name: str, fig: plt.Figure) -> None:
-    """Glue a figure for a ``{glue:figure}`` block and close it, so that it is not shown twice."""
+    """Glue a figure for a ``{glue:figure}`` block and close it, so that it is not shown twice; a figure
+    with an unlabelled axis or an unexplained series is refused (the page, and so the build, fails)."""
     from myst_nb import glue
 
+    problems = figure_problems(fig)
+    if problems:
+        plt.close(fig)
+        raise ValueError(f"figure {name!r} is hard to read: " + "; ".join(problems))
     glue(name, fig, display=False)
     plt.close(fig)
 
