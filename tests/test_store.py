@@ -216,3 +216,30 @@ def test_a_grid_fans_out_over_a_dask_cluster_with_the_records_of_one_process(tmp
     metrics = ["val_roc", "val_ap", "test_roc", "test_ap", "best_epoch"]
     assert spread[metrics].equals(alone[metrics])
     assert all(store.digest_matches(r) for r in store.records("ch")) and len(store.records("ch")) == len(configs)
+
+
+def test_a_run_recorded_by_another_process_during_a_grid_is_not_trained_again(tmp_path, monkeypatch):
+    """Two processes sharing a store: a config the other one recorded after this grid began is skipped."""
+    from graphrepro.data import DataUnavailable
+    from graphrepro.experiments import hgcn
+
+    base = hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged", normalize_feats=False, max_epochs=5)
+    first, second = {**base, "dropout": 0.0}, {**base, "dropout": 0.5}
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "other"))
+    try:
+        grid.run_grid("ch", hgcn.EXPERIMENT.name, [second], device="cpu", workers=1)
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    theirs = store.read_record(store.record_path("ch", hgcn.EXPERIMENT.key(second)))
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "shared"))
+    trained, real = [], grid.run_batch
+
+    def meanwhile(experiment, configs, *args, **kwargs):  # the other process records `second` while `first` trains
+        trained.append([c["dropout"] for c in configs])
+        store.write_record("ch", theirs)
+        return real(experiment, configs, *args, **kwargs)
+
+    monkeypatch.setattr(grid, "run_batch", meanwhile)
+    frame = grid.run_grid("ch", hgcn.EXPERIMENT.name, [first, second], device="cpu", workers=1, max_members=1)
+    assert trained == [[0.0]] and len(frame) == 2
+    assert store.read_record(store.record_path("ch", hgcn.EXPERIMENT.key(second))) == theirs

@@ -93,8 +93,13 @@ def workers_within_memory(peak_mb: float, workers: int | None = None, share: flo
 
 def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, Any]], device: str,
                       prepared: dict[Any, Any]) -> int:
-    """Train one batch and write its records (artefacts first, so a record never points to nothing)."""
+    """Train one batch and write its records (artefacts first, so a record never points to nothing); members
+    recorded since the grid began (by another process sharing the store) are not trained again."""
     experiment = experiments.get(experiment_name)
+    done = len(batch)
+    batch = [c for c in batch if not store.record_path(chapter, experiment.key(c)).exists()]
+    if not batch:
+        return done
     data_key = experiment.data_key(batch[0])
     if data_key not in prepared:
         prepared[data_key] = experiment.prepare(batch[0])
@@ -104,7 +109,7 @@ def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, 
             record["artefacts"] = {name: store.write_artefact(chapter, record["key"], name, arrays)
                                    for name, arrays in outputs.items()}
         store.write_record(chapter, record)
-    return len(batch)
+    return done
 
 
 def fan_out(calls: list[Callable[[], T]], workers: int) -> Iterator[T]:
