@@ -188,3 +188,34 @@ def test_run_this_chapter_says_what_a_run_will_train():
     assert "2 of 4 runs are recorded" in half and "about 2.0 hours" in half  # the mean (1 hour) times the 2 missing
     every = report.run_this_chapter("mrr-variants", params, configs[:2], pd.DataFrame({"wall_s": [60.0, 60.0]})).data
     assert "All 2 runs are recorded" in every and "2 minutes" in every
+
+
+def _bad_values(p: chapters.Param) -> list[tuple[str, str]]:
+    """Command-line values every parameter must refuse, with the words its refusal must contain."""
+    bad = [("maybe" if p.type is bool else "ten", f"parameter {p.name!r} expects")] if p.type is not str else []
+    if p.choices is not None:
+        outside = "nosuch" if p.type is str else repr(max(p.choices) + 1000)
+        bad.append((outside, f"parameter {p.name!r} does not allow"))
+    elif p.type in (int, float):
+        bad.append((repr(p.maximum + 1), f"parameter {p.name!r} must be finite"))
+        if p.type is float:
+            bad.append(("nan", f"parameter {p.name!r} must be finite"))
+    if p.many:
+        first = p.text(p.default[:1]) if p.default else ""
+        bad.append((f"{first},nosuch", f"parameter {p.name!r}"))
+    return bad
+
+
+@pytest.mark.parametrize("slug", [p.slug for p in chapters.pages()])
+def test_every_parameter_of_every_page_refuses_bad_values_before_anything_runs(slug, capsys, tmp_path, monkeypatch):
+    """The newcomer's bad inputs, for every page's every parameter: a wrong type, a value outside the range or
+    the allowed set, a bad list element, and an unknown name; each exits 2 naming the parameter, nothing written."""
+    monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path / "executed"))
+    page = chapters.page(slug)
+    cases = [(p.name, value, words) for p in page.params for value, words in _bad_values(p)]
+    cases.append(("no_such_parameter", "1", "has no parameter 'no_such_parameter'"))
+    assert len(cases) > len(page.params)
+    for name, value, words in cases:
+        assert main(["run", slug, "-p", name, value]) == 2, (name, value)
+        assert words in capsys.readouterr().err, (name, value)
+    assert not (tmp_path / "executed").exists() and not (tmp_path / "results").exists()
