@@ -199,6 +199,11 @@ def _means(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> tuple[float, fl
     return mi, si, n
 
 
+def _shown(mean: float, std: float, n: int, expected: int) -> str:
+    """'mean ± std', saying how many seeds it rests on when fewer than the profile's are recorded."""
+    return fmt(mean, std) + (f" ({n} of {expected} seeds)" if 0 < n < expected else "")
+
+
 def metapath_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """GAT on each meta-path graph, HAN on all of them, and GAT on the whole graph (Micro-F1, test)."""
     rows = []
@@ -222,8 +227,8 @@ def feature_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     for dataset in available(params):
         readme = hgb.SETTINGS[(dataset, "GAT")]["feats_type"]
         for mode, name in names.items():
-            mi, si, _ = _means(runs, [config(params, dataset, "GAT", s, feats_type=mode) for s in range(params["ablation_seeds"])])
-            table.setdefault(name, {})[dataset] = fmt(mi, si) + (" (README)" if mode == readme else "")
+            mi, si, n = _means(runs, [config(params, dataset, "GAT", s, feats_type=mode) for s in range(params["ablation_seeds"])])
+            table.setdefault(name, {})[dataset] = _shown(mi, si, n, params["ablation_seeds"]) + (" (README)" if mode == readme else "")
     return pd.DataFrame(table).T.rename_axis("feature mode")
 
 
@@ -236,16 +241,18 @@ def _ablation_means(runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, dic
 
 def ablation_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Simple-HGN with each addition removed, against the full model (Micro-F1)."""
-    table = {name: {dataset: fmt(mi, si) for dataset, (mi, si, _) in cells.items()}
+    table = {name: {dataset: _shown(mi, si, n, params["ablation_seeds"]) for dataset, (mi, si, n) in cells.items()}
              for name, cells in _ablation_means(runs, params).items()}
     return pd.DataFrame(table).T.rename_axis("Simple-HGN")
 
 
 def ablation_gains(runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Per ablation and dataset: Micro-F1 of the full Simple-HGN minus that without the addition."""
+    """Per ablation and dataset: Micro-F1 of the full Simple-HGN minus that without the addition (NaN until
+    both cells have every seed of the profile)."""
     means = _ablation_means(runs, params)
-    full = means.pop("Simple-HGN")
-    return {name: {dataset: full[dataset][0] - mean for dataset, (mean, _, _) in cells.items()} for name, cells in means.items()}
+    full, seeds = means.pop("Simple-HGN"), params["ablation_seeds"]
+    return {name: {dataset: full[dataset][0] - mean if min(n, full[dataset][2]) >= seeds else math.nan
+                   for dataset, (mean, _, n) in cells.items()} for name, cells in means.items()}
 
 
 def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP") -> pd.DataFrame:
@@ -339,7 +346,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     ):
         gains = all_gains[name]
         known = gains and not any(math.isnan(g) for g in gains.values())
-        evidence = ", ".join(f"{d} " + ("not run" if math.isnan(g) else f"{g:+.1f}") for d, g in gains.items())
+        evidence = ", ".join(f"{d} " + ("incomplete" if math.isnan(g) else f"{g:+.1f}") for d, g in gains.items())
         rows.append(claim_row(CHAPTER, claim, bool(all(holds(g) for g in gains.values())) if known else None,
                               f"{evidence} (full model minus ablated, points)"))
     return rows
