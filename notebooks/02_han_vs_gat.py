@@ -177,9 +177,9 @@ cost.set_index("model")
 
 # %% tags=["hide-input"]
 everything = pd.concat([main_runs, metapath_runs, feature_runs, ablation_runs]).drop_duplicates("key")
-report.verdict_table(ch2.claim_verdicts(profile, everything, params))
 for name, value in ch2.finding_numbers(long, everything, params).items():
     glue(name, value, display=False)
+report.verdict_table(ch2.claim_verdicts(profile, everything, params))
 
 # %% [markdown]
 # ## Findings
