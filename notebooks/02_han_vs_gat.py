@@ -188,5 +188,9 @@ report.verdict_table(ch2.claim_verdicts(profile, everything, params))
 #   within {glue:text}`ch2_tolerance` points; {glue:text}`ch2_unrun` cells have no records yet under this
 #   profile.
 # * Inputs matter: GAT's Micro-F1 across the four feature modes spans {glue:text}`ch2_feature_spread`.
+# * What removing each of Simple-HGN's additions costs, in Micro-F1 points (full model minus ablated):
+#   {glue:text}`ch2_ablation_gains`. Where these are within the seeds' spread (a few tenths of a point)
+#   the ablation cannot tell the variants apart; the verdicts above say whether the paper's "helps
+#   consistently" holds on every dataset.
 # * The verdicts above say, per dataset, whether GAT on the whole graph matches HAN, whether Simple-HGN
 #   adds to GAT, and whether a single meta-path graph is the weak baseline HAN's paper compared with.

@@ -388,6 +388,9 @@ def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, An
         "ch2_reproduced": f"{int((judged.verdict == 'reproduced').sum())} of {len(judged)}",
         "ch2_unrun": str(int((long.verdict == "not run").sum())),
         "ch2_feature_spread": "; ".join(spreads) or "not run yet",
+        "ch2_ablation_gains": "; ".join(
+            f"{name.removeprefix('without ')}: " + ", ".join(f"{d} {g:+.1f}" for d, g in gains.items() if not math.isnan(g))
+            for name, gains in ablation_gains(runs, params).items() if any(not math.isnan(g) for g in gains.values())) or "not run yet",
     }
 
 
