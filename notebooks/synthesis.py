@@ -28,18 +28,12 @@ profile = "standard"
 # chapter not executed yet is read under this page's profile.
 
 # %% tags=["hide-input"]
-from IPython.display import display
-from myst_nb import glue
 
-from graphrepro import chapters, report
-from graphrepro.claims import all_headlines, executed_with, parameters_used
+from graphrepro import report
+from graphrepro.claims import all_headlines, chapters_as_executed, parameters_used
 
 report.set_style()
-chapters.resolve("synthesis", profile)
-used = executed_with(profile)
-for slug, params in used.items():
-    if not report.is_published(slug, params):
-        display(report.profile_banner(slug, params, what=f"The {slug} row comes from its page, executed"))
+used = chapters_as_executed("synthesis", profile, "row comes")
 parameters_used(used)
 
 # %% [markdown]

@@ -30,17 +30,12 @@ profile = "standard"
 # profile.
 
 # %% tags=["hide-input"]
-from IPython.display import display
 
-from graphrepro import chapters, report
-from graphrepro.claims import all_cells, all_verdicts, executed_with, parameters_used
+from graphrepro import report
+from graphrepro.claims import all_cells, all_verdicts, chapters_as_executed, parameters_used
 
 report.set_style()
-chapters.resolve("verdicts", profile)
-used = executed_with(profile)
-for slug, params in used.items():
-    if not report.is_published(slug, params):
-        display(report.profile_banner(slug, params, what=f"The {slug} rows come from its page, executed"))
+used = chapters_as_executed("verdicts", profile)
 parameters_used(used)
 
 # %% tags=["hide-input"]

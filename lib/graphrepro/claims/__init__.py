@@ -20,6 +20,21 @@ def executed_with(profile: str) -> dict[str, dict[str, Any]]:
     return chosen
 
 
+def chapters_as_executed(page: str, profile: str, rows: str = "rows come") -> dict[str, dict[str, Any]]:
+    """For a computed page: each chapter's parameters as its page ran (``executed_with``), a banner shown for
+    every chapter whose ``rows`` are not the published numbers."""
+    from IPython.display import display
+
+    from graphrepro import chapters, report
+
+    chapters.resolve(page, profile)
+    used = executed_with(profile)
+    for slug, params in used.items():
+        if not report.is_published(slug, params):
+            display(report.profile_banner(slug, params, what=f"The {slug} {rows} from its page, executed"))
+    return used
+
+
 def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Per chapter: the profile its verdicts were computed under and the parameters that differ from it."""
     from graphrepro import chapters
