@@ -32,14 +32,14 @@ profile = "standard"
 # %% tags=["hide-input"]
 
 from graphrepro import report
-from graphrepro.claims import all_cells, all_verdicts, chapters_as_executed, parameters_used
+from graphrepro.claims import all_findings, chapters_as_executed, parameters_used
 
 report.set_style()
 used = chapters_as_executed("verdicts", profile)
 parameters_used(used)
 
 # %% tags=["hide-input"]
-cells, claims = all_cells(used), all_verdicts(used)
+cells, claims = all_findings(used)
 
 # %% [markdown]
 # ## By chapter

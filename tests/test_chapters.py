@@ -135,7 +135,7 @@ def test_list_shows_parameters_and_profiles(capsys):
 def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
     module = chapters.chapter_module(page.slug)
     params = chapters.resolve(page.slug, "smoke")
-    for name in ("chapter_keys", "chapter_records", "claim_verdicts", "paper_cells", "headline", "training_plan", "bench"):
+    for name in ("chapter_keys", "chapter_records", "recorded_runs", "claim_verdicts", "paper_cells", "headline", "training_plan", "bench"):
         assert callable(getattr(module, name, None)), f"{page.slug} lacks {name}"
     configs, _ = module.chapter_records(params)
     assert len(module.chapter_keys(params)) == len({tuple(sorted(map(str, c.items()))) for c in configs})

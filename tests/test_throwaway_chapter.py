@@ -47,9 +47,12 @@ def chapter_records(params):
     runs = store.load(PAGE.slug)
     return configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
 
+def recorded_runs(params):
+    return chapter_records(params)[1]
+
 def claim_verdicts(profile, runs=None, params=None):
     params = chapters.resolve(PAGE.slug, profile) if params is None else params
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     mean = 100 * runs.test_acc.mean() if len(runs) else float("nan")
     return [claim_row(PAGE.slug, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
                       f"toy {{mean:.1f}} over {{len(runs)}} seeds")]

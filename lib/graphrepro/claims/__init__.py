@@ -47,25 +47,20 @@ def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFram
     return pd.DataFrame(rows).set_index("chapter")
 
 
-def all_verdicts(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """Every chapter's claim verdicts from the run store, each under the parameters given for it (nothing is trained)."""
-    rows = []
-    from graphrepro.chapters import chapter_module
-
-    for slug, params in params_by_chapter.items():
-        rows += chapter_module(slug).claim_verdicts(params["profile"], params=params)
-    return pd.DataFrame(rows, columns=["chapter", "claim", "verdict", "evidence", "where"])
-
-
-def all_cells(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
-    """Every chapter's paper numbers beside ours, each under the parameters given for it (nothing is trained)."""
+def all_findings(params_by_chapter: dict[str, dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every chapter's paper numbers beside ours and its claim verdicts, each under the parameters given for it,
+    from one read of its records (nothing is trained)."""
     from graphrepro.chapters import chapter_module
     from graphrepro.report import CELL_COLUMNS
 
-    rows = []
+    cells, claims = [], []
     for slug, params in params_by_chapter.items():
-        rows += chapter_module(slug).paper_cells(params)
-    return pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+        module = chapter_module(slug)
+        runs = module.recorded_runs(params)
+        cells += module.paper_cells(params, runs)
+        claims += module.claim_verdicts(params["profile"], runs, params)
+    return (pd.DataFrame(cells, columns=list(CELL_COLUMNS)),
+            pd.DataFrame(claims, columns=["chapter", "claim", "verdict", "evidence", "where"]))
 
 
 def all_headlines(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:

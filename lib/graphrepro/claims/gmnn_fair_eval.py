@@ -416,9 +416,14 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     return configs, _recorded(configs)
 
 
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The assessment runs its tables and verdicts read (nothing is trained)."""
+    return run(params, train=False)
+
+
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Every number of the paper's Tables 3 and 4 beside ours, for the Verdicts page (nothing is trained here)."""
-    runs = run(params, train=False) if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     return [row for which, number in (("sparse", 3), ("dense", 4)) for row in report.cell_rows(
         CHAPTER, table(runs, params, which), lambda r, n=number: f"Table {n}, {r.dataset}, {r.kind}, {r.model}",
         params["tolerance"], "paper-vs-ours", runs="folds")]
@@ -427,7 +432,7 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: how far one split's accuracy can land from another's,
     the range of a model's fold accuracies."""
-    scores = fold_scores(run(params, train=False) if runs is None else runs)
+    scores = fold_scores(recorded_runs(params) if runs is None else runs)
     ranges = {}
     for (dataset, kind, row), cell in (scores.groupby(["dataset", "kind", "row"]) if len(scores) else []):
         if len(cell) > 1 and row not in ("GMNN p", "GMNN q"):
@@ -440,7 +445,7 @@ def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[s
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
-    runs = run(params, train=False) if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     scores = fold_scores(runs)
     rows = []
     for dataset in available(params):

@@ -287,9 +287,14 @@ def cost_figure(cost: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The records its tables and verdicts read (nothing is trained)."""
+    return chapter_records(params)[1]
+
+
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Every number of HGB's Table 3 beside ours, for the Verdicts page (nothing is trained here)."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     rows = report.cell_rows(CHAPTER, main_table(runs, params), lambda r: f"Table 3, {r.dataset}, {r.model} (Macro / Micro-F1)",
                             params["tolerance"], "paper-vs-ours")
     return rows + [{"chapter": CHAPTER, "cell": "Table 3, Freebase, every model", "paper": "in the paper", "ours": "–",
@@ -300,7 +305,7 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: GAT on HAN's best single meta-path graph against GAT
     on the whole graph."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     paths = metapath_table(runs, params)
     gaps = {}
     for dataset, rows in paths.groupby("dataset", sort=False):
@@ -314,7 +319,7 @@ def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[s
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     tol, rows = params["tolerance"], []
     long = main_table(runs, params)
     paths = metapath_table(runs, params)

@@ -229,11 +229,16 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     return configs, tuning.subset(runs, configs)
 
 
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The records its tables and verdicts read (nothing is trained)."""
+    return chapter_records(params)[1]
+
+
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Every number of the paper's Tables 1 and 2 beside ours, for the Verdicts page (nothing is trained here)."""
     from graphrepro.claims import hgcn_trees
 
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     tol = params["tolerance"]
     long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     rows = report.cell_rows(CHAPTER, long, lambda r: f"Table 1, {r.task}, {r.model}", tol, "paper-vs-ours")
@@ -246,7 +251,7 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
 
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: what the unit-ball projection cost the MLP."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     lifts = {task: (_mean(long, "MLP (original)", task), _mean(long, "MLP (debugged)", task))
              for task in [TASK_LABELS[t] for t in params["tasks"] if t.endswith("/lp")]}
@@ -260,8 +265,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     from graphrepro.claims import hgcn_trees
 
     params = chapters.resolve(CHAPTER, profile) if params is None else params
-    if runs is None:
-        runs = chapter_records(params)[1]
+    runs = recorded_runs(params) if runs is None else runs
     long = table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, params)
     tol = params["tolerance"]
     rows = []

@@ -390,16 +390,21 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The records its tables and verdicts read (nothing is trained)."""
+    return chapter_records(params)[1]
+
+
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Every number of the papers' head ablation beside ours, for the Verdicts page (nothing is trained here)."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     return report.cell_rows(CHAPTER, main_table(runs, params), lambda r: f"{r.model}, {r.stage} (test AP)",
                             params["tolerance"], "paper-vs-ours")
 
 
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: what a 2-layer prediction head adds to LRGB's linear one."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     long = main_table(runs, params).set_index(["model", "stage"])["mean"]
     linear, two = HEAD_STAGES[0], HEAD_STAGES[1]
     gains = {model: (long.get((model, two), math.nan) - long.get((model, linear), math.nan),
@@ -411,7 +416,7 @@ def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[s
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     tol, rows, at = params["tolerance"], [], f" (at {params['epochs']} epochs)" if params["epochs"] else ""
     long = main_table(runs, params).set_index(["model", "stage"])
 

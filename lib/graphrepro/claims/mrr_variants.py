@@ -313,6 +313,11 @@ def size_figure(frame: pd.DataFrame) -> plt.Figure:
 
 # --- verdicts --------------------------------------------------------------------------------------------
 
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The records its tables and verdicts read (nothing is trained)."""
+    return chapter_records(params)[1]
+
+
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """The papers' numbers beside ours, for the Verdicts page: the worked example's three MRRs (computed by
     the library, equal to the note's three decimals) and the PCQM-Contact shift, which is not obtainable here."""
@@ -331,7 +336,7 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
 
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: how much raw and extended-filtered MRR differ."""
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     frame = variant_frame(runs)
     shifts = {}
     if len(frame):
@@ -344,7 +349,7 @@ def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[s
 def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
-    runs = chapter_records(params)[1] if runs is None else runs
+    runs = recorded_runs(params) if runs is None else runs
     tol, rows = params["tolerance"], []
     frame = variant_frame(runs)
     if len(frame):
