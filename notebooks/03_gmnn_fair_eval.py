@@ -86,7 +86,9 @@ report.parameters_table(params)
 #   on validation loss (FAGCN: loss or accuracy), weights restored to the lowest validation loss.
 # * **Selection**, per fold and on validation only: a genetic search (Optuna's NSGA-II {cite:p}`akiba2019optuna`, whole
 #   generations trained as one batch) over the paper's grid: hidden 8–64, both dropouts 0.2–0.8,
-#   learning rate 1e-4–0.1, L2 1e-5–0.1, FAGCN's ε 0.1–0.9.
+#   learning rate 1e-4–0.1, L2 1e-5–0.1, FAGCN's ε 0.1–0.9. Like the paper's evolution, it is guided by
+#   validation accuracy (of the weights restored at the lowest validation loss), and the setting with the
+#   highest validation accuracy is chosen; a tie goes to the earlier trial.
 # * **Assessment.** {glue:text}`ch3_runs` run(s) of the chosen setting per fold (seeds 1 ..). GMNN
 #   starts from the chosen base setting: q is the base model, pre-trained as above; then EM loops of
 #   an M-step (p, a GCN on sampled labels, annealing temperature 0.1) and an E-step (q on p's

@@ -96,5 +96,9 @@ def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp
         replayed = [ch3.search_cell(params, cell, train=False) for cell in ch3.cells(params)]
         assert all(choice.setting is not None and len(asked) == 8 for choice, asked in replayed)
         assert set(runs.index) == {ch3.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
+        for choice, asked in replayed:  # told and chosen on validation accuracy, as the paper's evolution is
+            accuracy = [runs.loc[ch3.key(c), "val_acc"] for c in asked]
+            assert list(choice.scores) == accuracy
+            assert choice.setting.items() <= asked[accuracy.index(max(accuracy))].items()
         found[workers] = runs[["val_loss", "val_acc", "best_epoch"]], [choice.setting for choice, _ in replayed]
     assert found[1][0].equals(found[2][0]) and found[1][1] == found[2][1]

@@ -161,8 +161,8 @@ def key(config: dict[str, Any]) -> str:
 
 def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
                 show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
-    """The cell's genetic search on validation loss, replayed from the store (``train`` fills the gaps):
-    its choice (recorded once complete) and the configs of the trials asked so far."""
+    """The cell's genetic search, guided by validation accuracy as the paper's evolution is, replayed from the
+    store (``train`` fills the gaps): its choice (recorded once complete) and the configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
     study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],

@@ -103,4 +103,4 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
 
 
 EXPERIMENT = Experiment("fair-eval-nc", 1, make_config, data_key, prepare, train, stacks=True, threads=1,
-                        metrics=("acc", "loss"), selection=lambda c: "loss", batch_key=batch_key)
+                        metrics=("acc", "loss"), selection=lambda c: "acc", batch_key=batch_key)
