@@ -394,6 +394,33 @@ def cost_table(params: dict[str, Any]) -> pd.DataFrame:
     return summary
 
 
+def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text."""
+    long = pd.concat([table(runs, params, which) for which in ("sparse", "dense")], ignore_index=True)
+    judged = long[~long.verdict.isin(["unavailable", "not run"])]
+    missed = judged[judged.verdict != report.REPRODUCED]
+    spreads = []
+    seeds, folds = fold_scores(public.assign(fold=public.seed)) if len(public) else fold_scores(public), fold_scores(runs)
+    for dataset in available(params):
+        one = seeds[(seeds.dataset == dataset) & (seeds.row == "GCN")] if len(seeds) else seeds
+        many = folds[(folds.dataset == dataset) & (folds.kind == "sparse_balanced") & (folds.row == "GCN")] if len(folds) else folds
+        if len(one) > 1 and len(many) > 1:
+            spreads.append(f"{dataset} {one.acc.std(ddof=0):.1f} over {len(one)} seeds on the public split, "
+                           f"{many.acc.std(ddof=0):.1f} over {len(many)} folds")
+    flipped = flips(runs, params)
+    gmnn = flipped[flipped["on average"].str.contains("GMNN")] if len(flipped) else flipped
+    counts = [tuple(map(int, f.split(" of "))) for f in gmnn["folds where it flips"]] if len(gmnn) else []
+    return {
+        "ch3_reproduced": f"{int((judged.verdict == report.REPRODUCED).sum())} of {len(judged)}",
+        "ch3_unrun": str(int((long.verdict == "not run").sum())),
+        "ch3_missed": "; ".join(f"{r.dataset}, {r.kind.replace('_', ' ')}, {r.model}: ours {r.ours}, paper {r.paper}"
+                                for r in missed.itertuples()) or "none",
+        "ch3_spread": "; ".join(spreads) or "not run yet",
+        "ch3_gmnn_flips": (f"{sum(n for n, _ in counts)} of {sum(m for _, m in counts)} (dataset, training set, fold) "
+                           f"combinations" if counts else "not run yet"),
+    }
+
+
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs)."""
     configs = []
