@@ -247,7 +247,7 @@ def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[st
     """Each model on the public split (mean ± std over seeds) beside its k-fold estimate on sparse balanced
     training sets (20 per class, as the public split), and GMNN's published public-split number."""
     folds = fold_scores(assessment)
-    runs = fold_scores(public.assign(fold=public.seed)) if len(public) else folds.iloc[0:0]
+    runs = _seed_scores(public)
     rows = []
     for dataset in available(params):
         for label in ("MLP", "GCN", "GCN+GMNN"):
@@ -259,6 +259,11 @@ def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[st
                          "public split (GMNN's README)": fmt(*paper) if not math.isnan(paper[0]) else "",
                          "10-fold, sparse balanced (ours)": fmt(fair.acc.mean(), fair.acc.std(ddof=0)) if len(fair) else "not run"})
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
+
+
+def _seed_scores(public: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy per public-split seed, in ``fold_scores``' form (a seed in place of a fold)."""
+    return fold_scores(public.assign(fold=public.seed) if len(public) else public)
 
 
 def _row_label(model: str, gmnn: bool) -> str:
@@ -365,22 +370,28 @@ def fold_figure(runs: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
     return fig
 
 
-def flips(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """For the pairs the claims compare (graph or not, GMNN or not, GCN or FAGCN), in how many folds their
-    order is the reverse of the order of their means."""
+def flip_counts(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """For the pairs the claims compare (graph or not, GMNN or not, GCN or FAGCN): the pair in the order of their
+    means, and in how many of the folds that order is reversed."""
     scores = fold_scores(runs)
     rows = []
-    for (dataset, kind), cell in (scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]) if len(scores) else []):
+    for (dataset, kind), cell in scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]):
         wide = cell.pivot(index="fold", columns="row", values="acc").dropna()
         for a, b in PAIRS:
             if a in wide and b in wide:
                 ahead = wide[a].mean() >= wide[b].mean()
-                reversed_ = int(((wide[a] < wide[b]) if ahead else (wide[a] > wide[b])).sum())
                 first, second = (a, b) if ahead else (b, a)
-                rows.append({"dataset": dataset, "kind": kind.replace("_", " "), "on average": f"{first} above {second}",
-                             "folds where it flips": f"{reversed_} of {len(wide)}"})
-    return pd.DataFrame(rows)
+                rows.append({"dataset": dataset, "kind": kind, "first": first, "second": second,
+                             "flipped": int((wide[first] < wide[second]).sum()), "folds": len(wide)})
+    return pd.DataFrame(rows, columns=["dataset", "kind", "first", "second", "flipped", "folds"])
 
+
+def flips(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """``flip_counts`` for reading: "GCN above MLP", "1 of 10"."""
+    counts = flip_counts(runs, params)
+    return pd.DataFrame({"dataset": counts.dataset, "kind": counts.kind.str.replace("_", " "),
+                         "on average": counts["first"] + " above " + counts.second,
+                         "folds where it flips": counts.flipped.astype(str) + " of " + counts.folds.astype(str)})
 
 def cost_table(params: dict[str, Any]) -> pd.DataFrame:
     """Trainings recorded and their summed single-thread time per table and part (search, runs, GMNN runs)."""
@@ -400,24 +411,23 @@ def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, 
     judged = long[~long.verdict.isin(["unavailable", "not run"])]
     missed = judged[judged.verdict != report.REPRODUCED]
     spreads = []
-    seeds, folds = fold_scores(public.assign(fold=public.seed)) if len(public) else fold_scores(public), fold_scores(runs)
+    seeds, folds = _seed_scores(public), fold_scores(runs)
     for dataset in available(params):
-        one = seeds[(seeds.dataset == dataset) & (seeds.row == "GCN")] if len(seeds) else seeds
-        many = folds[(folds.dataset == dataset) & (folds.kind == "sparse_balanced") & (folds.row == "GCN")] if len(folds) else folds
+        one = seeds[(seeds.dataset == dataset) & (seeds.row == "GCN")]
+        many = folds[(folds.dataset == dataset) & (folds.kind == "sparse_balanced") & (folds.row == "GCN")]
         if len(one) > 1 and len(many) > 1:
             spreads.append(f"{dataset} {one.acc.std(ddof=0):.1f} over {len(one)} seeds on the public split, "
                            f"{many.acc.std(ddof=0):.1f} over {len(many)} folds")
-    flipped = flips(runs, params)
-    gmnn = flipped[flipped["on average"].str.contains("GMNN")] if len(flipped) else flipped
-    counts = [tuple(map(int, f.split(" of "))) for f in gmnn["folds where it flips"]] if len(gmnn) else []
+    counts = flip_counts(runs, params)
+    gmnn = counts[counts["first"].str.contains("GMNN") | counts.second.str.contains("GMNN")]
     return {
         "ch3_reproduced": f"{int((judged.verdict == report.REPRODUCED).sum())} of {len(judged)}",
         "ch3_unrun": str(int((long.verdict == "not run").sum())),
         "ch3_missed": "; ".join(f"{r.dataset}, {r.kind.replace('_', ' ')}, {r.model}: ours {r.ours}, paper {r.paper}"
                                 for r in missed.itertuples()) or "none",
         "ch3_spread": "; ".join(spreads) or "not run yet",
-        "ch3_gmnn_flips": (f"{sum(n for n, _ in counts)} of {sum(m for _, m in counts)} (dataset, training set, fold) "
-                           f"combinations" if counts else "not run yet"),
+        "ch3_gmnn_flips": (f"{gmnn.flipped.sum()} of {gmnn.folds.sum()} (dataset, training set, fold) combinations"
+                           if len(gmnn) else "not run yet"),
     }
 
 
