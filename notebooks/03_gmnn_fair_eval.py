@@ -191,4 +191,5 @@ report.verdict_table(ch3.claim_verdicts(profile, assessment, params))
 #   sets) is {glue:text}`ch3_spread`. Seeds on one split measure only the training's randomness; folds
 #   add the split's.
 # * GMNN falls below its own base model in {glue:text}`ch3_gmnn_flips`; the paired test over folds above
-#   decides whether its gain is more than that noise.
+#   decides whether its gain is more than that noise. Our test agrees with the paper's stars (significant
+#   at p < 0.05 or not) in {glue:text}`ch3_stars` comparisons; where it does not: {glue:text}`ch3_stars_differ`.

@@ -420,6 +420,8 @@ def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, 
                            f"{many.acc.std(ddof=0):.1f} over {len(many)} folds")
     counts = flip_counts(runs, params)
     gmnn = counts[counts["first"].str.contains("GMNN") | counts.second.str.contains("GMNN")]
+    tested = significance(runs, params).dropna(subset=["p"])
+    differ = tested[(tested.p < 0.05) != tested.paper.isin(["*", "**", "***"])]
     return {
         "ch3_reproduced": f"{int((judged.verdict == report.REPRODUCED).sum())} of {len(judged)}",
         "ch3_unrun": str(int((long.verdict == "not run").sum())),
@@ -428,6 +430,9 @@ def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, 
         "ch3_spread": "; ".join(spreads) or "not run yet",
         "ch3_gmnn_flips": (f"{gmnn.flipped.sum()} of {gmnn.folds.sum()} (dataset, training set, fold) combinations"
                            if len(gmnn) else "not run yet"),
+        "ch3_stars": f"{len(tested) - len(differ)} of {len(tested)}",
+        "ch3_stars_differ": "; ".join(f"{r.dataset}, {r.kind.replace('_', ' ')}, {r.comparison}: ours {r.ours} (p = {r.p:.2g}), "
+                                      f"paper {r.paper or 'n.s.'}" for r in differ.itertuples()) or "none",
     }
 
 
