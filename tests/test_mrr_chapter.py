@@ -4,6 +4,7 @@ hand, the worked example on the page, and a knowledge-graph run whose stored ran
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 import torch
@@ -89,3 +90,29 @@ def test_processes_loading_a_shipped_graph_at_once_all_succeed(tmp_path):
     outputs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], [err[-500:] for _, err in outputs]
     assert all(out.strip().endswith("201") for out, _ in outputs)
+
+
+def test_findings_quote_the_frames_the_page_shows():
+    # Cora: raw MRR GCN > MLP, extended-filtered MLP > GCN (a reordering); Citeseer: no variant moves anything
+    mrr = {("cora", "MLP"): (0.10, 0.12, 0.20), ("cora", "GCN"): (0.15, 0.16, 0.18),
+           ("citeseer", "MLP"): (0.1, 0.1, 0.1), ("citeseer", "GCN"): (0.2, 0.2, 0.2)}
+    frame = pd.DataFrame([{"graph": g, "encoder": e, "seed": 0, "variant": v, "MRR, per-query mean": value}
+                          for (g, e), values in mrr.items() for v, value in zip(linkpred.VARIANTS, values)])
+    # three knowledge graphs of 10, 100 and 1,000 candidates: MRR falls, AMRI does not follow, z-MRR rises
+    kgs = pd.DataFrame({"dataset": ["a", "b", "c"], "model": "TransE", "candidates": [10.0, 100.0, 1000.0],
+                        **{m: [1.0, 2.0, 3.0] for m in ch5.KG_METRICS}})
+    kgs = kgs.assign(mrr=[0.5, 0.3, 0.1], amri=[0.8, 0.9, 0.85])
+    kgs = kgs.assign(**{"pykeen mrr": kgs.mrr + 1e-7, "pykeen mr": kgs.mr, "pykeen hits_at_10": kgs.hits_at_k,
+                        "pykeen amri": kgs.amri, "pykeen z_mrr": kgs.z_mrr})
+    ties = ch5.tie_table(candidates=4, queries=3, levels=(None,))
+    found = ch5.finding_numbers(frame, ties, kgs)
+    # Cora means x 100: raw 12.5, filtered 14.0, extended 19.0
+    assert found["ch5_shifts"] == ("cora 12.5 raw, +1.5 for filtering, +5.0 for removing self-loops; "
+                                   "citeseer 15.0 raw, +0.0 for filtering, +0.0 for removing self-loops")
+    assert found["ch5_reordered"] == "1 of 2 (cora)"
+    # one true candidate among 4 tied ones: rank 1, 2.5 or 4
+    assert found["ch5_constant"] == "1.000 under optimistic ranks, 0.4000 under realistic and 0.2500 under pessimistic ones"
+    assert found["ch5_rho"] == "MRR -1.00, AMRI +0.50, z-scored MRR +1.00"
+    assert found["ch5_crosscheck"] == "1e-07 over 3 runs"
+    empty = ch5.finding_numbers(frame.iloc[:0], ties, kgs.iloc[:0])
+    assert empty["ch5_shifts"] == "not run yet" and empty["ch5_rho"].startswith("not computable") and empty["ch5_reordered"] == "not run yet"

@@ -61,6 +61,7 @@ EXPERIMENTS = (linkpred.EXPERIMENT, kg.EXPERIMENT)
 
 # Tönshoff et al., PCQM-Contact test MRR of tuned GPS (mean ± std over 4 runs)
 PAPER_PCQM = {"raw": (0.3498, 0.0005), "extended": (0.4703, 0.0014)}
+PAPER_SHIFT_ROW = "PCQM-Contact, GPS (paper)"  # the paper's row of ``shift_table``
 # The worked example of the reading note on Tönshoff et al.: scores of one head's candidates, its true tails
 EXAMPLE_SCORES = {"the head itself": 0.95, "t1": 0.90, "t2": 0.80, "x1": 0.60, "x2": 0.40}
 EXAMPLE_TRUE = ("t1", "t2")
@@ -210,7 +211,7 @@ def shift_table(frame: pd.DataFrame) -> pd.DataFrame:
         means = part.groupby("variant")["MRR, per-query mean"].mean() * 100
         rows.append({"data": graph, "raw": means["raw"], "+ filtering": means["filtered"] - means["raw"],
                      "+ no self-loops": means["extended"] - means["filtered"]})
-    rows.append({"data": "PCQM-Contact, GPS (paper)", "raw": 100 * PAPER_PCQM["raw"][0], "+ filtering": math.nan,
+    rows.append({"data": PAPER_SHIFT_ROW, "raw": 100 * PAPER_PCQM["raw"][0], "+ filtering": math.nan,
                  "+ no self-loops": math.nan, "+ both": 100 * (PAPER_PCQM["extended"][0] - PAPER_PCQM["raw"][0])})
     return pd.DataFrame(rows).set_index("data").round(2)
 
@@ -311,6 +312,29 @@ def size_figure(frame: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def finding_numbers(frame: pd.DataFrame, ties: pd.DataFrame, kgs: pd.DataFrame) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text: from the variant frame, the tie table and the
+    knowledge-graph frame the page shows."""
+    shift = shift_table(frame).drop(index=PAPER_SHIFT_ROW) if len(frame) else pd.DataFrame()
+    changes = orders(frame)["order changes"] if len(frame) else pd.Series(dtype=str)
+    reordered = list(changes[changes == "yes"].index)
+    rho = size_correlations(kgs)["Spearman ρ with candidates"]
+    constant = ties["constant"]
+    largest = kg_crosscheck(kgs)["largest |ours - pykeen|"].max() if len(kgs) else math.nan
+    return {
+        "ch5_shifts": "; ".join(f"{graph} {row['raw']:.1f} raw, {row['+ filtering']:+.1f} for filtering, "
+                                f"{row['+ no self-loops']:+.1f} for removing self-loops" for graph, row in shift.iterrows()) or "not run yet",
+        "ch5_reordered": (f"{len(reordered)} of {len(changes)}" + (f" ({', '.join(reordered)})" if reordered else "")
+                          if len(changes) else "not run yet"),
+        "ch5_constant": (f"{constant['MRR, optimistic']:.3f} under optimistic ranks, {constant['MRR, realistic']:.4f} under "
+                         f"realistic and {constant['MRR, pessimistic']:.4f} under pessimistic ones"),
+        "ch5_rho": ", ".join(f"{name} {rho[ranking.RANK_METRICS[m].label]:+.2f}" for m, name in
+                             (("mrr", "MRR"), ("amri", "AMRI"), ("z_mrr", "z-scored MRR")))
+                   if rho.notna().any() else "not computable here (it needs knowledge graphs of different sizes)",
+        "ch5_crosscheck": "not run yet" if math.isnan(largest) else f"{largest:.1g} over {len(kgs)} runs",
+    }
+
+
 # --- verdicts --------------------------------------------------------------------------------------------
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
@@ -340,7 +364,7 @@ def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[s
     frame = variant_frame(runs)
     shifts = {}
     if len(frame):
-        for graph, row in shift_table(frame).drop(index="PCQM-Contact, GPS (paper)").iterrows():
+        for graph, row in shift_table(frame).drop(index=PAPER_SHIFT_ROW).iterrows():
             both = row["+ filtering"] + row["+ no self-loops"]
             shifts[graph] = (both, f"{graph}: MRR {row['raw']:.1f} raw, {row['raw'] + both:.1f} extended-filtered (× 100)")
     return report.headline_row(CHAPTER, "an inconsistent metric", "raw-filtered", shifts)
@@ -353,7 +377,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     tol, rows = params["tolerance"], []
     frame = variant_frame(runs)
     if len(frame):
-        shift = shift_table(frame).drop(index="PCQM-Contact, GPS (paper)")
+        shift = shift_table(frame).drop(index=PAPER_SHIFT_ROW)
         moved = shift[["+ filtering", "+ no self-loops"]].sum(axis=1)
         rows.append(claim_row(CHAPTER, f"Filtering and removing self-loops raise MRR by more than {tol:g} point(s) on every graph",
                               bool((moved > tol).all()), "; ".join(f"{g} +{v:.1f}" for g, v in moved.items())))
