@@ -390,6 +390,31 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 
+def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text: from the paper-vs-ours table (``main_table``)
+    and the order of the stages (``order_table``) the page shows."""
+    means = long.set_index(["model", "stage"])["mean"]
+
+    def gains(better: str, worse: str) -> str:
+        pairs = [(m, means.get((m, better), math.nan) - means.get((m, worse), math.nan)) for m in params["models"]]
+        known = [f"{m} {g:+.1f}" for m, g in pairs if not math.isnan(g)]
+        return ", ".join(known) or "not run yet"
+
+    tuned = {m: means.get((m, "tuned"), math.nan) for m in params["models"]}
+    tuned = {m: v for m, v in tuned.items() if not math.isnan(v)}
+    gps = means.get((lrgb.GPS, "tuned"), math.nan)
+    best = max(tuned, key=tuned.get) if tuned else None
+    settled = int(order.settled.eq("yes").sum()) if len(order) else 0
+    return {
+        "ch4_head_gains": gains("LRGB, 2-layer head", "LRGB, linear head"),
+        "ch4_tuned_gains": gains("tuned", "LRGB, linear head"),
+        "ch4_rwse_gains": gains("tuned", "tuned without RWSE"),
+        "ch4_best_vs_gps": (f"{best} {tuned[best]:.1f} against GPS {gps:.1f}" if best and not math.isnan(gps)
+                            else "not run yet"),
+        "ch4_settled": f"{settled} of {len(order)}" if len(order) else "not run yet",
+    }
+
+
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
     """The records its tables and verdicts read (nothing is trained)."""
     return chapter_records(params)[1]
