@@ -10,7 +10,7 @@ export GRAPHREPRO_MIRROR ?= $(abspath ../shared/data)
 help:
 	@echo "make book    execute every chapter (standard profile, reusing results/) and build _build/html"
 	@echo "make test    unit tests, every chapter under the smoke profile, the book built and opened in Chromium"
-	@echo "make verify  re-train 3 random recorded runs and compare with their records"
+	@echo "make verify  re-train 3 random recorded runs (each trained in at most 15 min) and compare with their records"
 	@echo "make bench   seconds per run and the chapter's wall time"
 	@echo "make build-only  build the HTML from the executed pages (executing only pages never executed)"
 
@@ -40,7 +40,7 @@ list: $(STAMP)
 	$(PY) -m graphrepro list
 
 verify: $(STAMP)
-	$(PY) -m graphrepro verify --sample 3
+	$(PY) -m graphrepro verify --sample 3 --max-minutes 15
 
 bench: $(STAMP)
 	$(PY) -m graphrepro bench

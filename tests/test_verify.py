@@ -13,7 +13,7 @@ from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
 from graphrepro.metrics import METRICS
-from graphrepro.verify import candidate_records, check
+from graphrepro.verify import candidate_records, check, sample_records
 
 CHAPTER = "hgcn-mlp-bug"
 
@@ -99,6 +99,18 @@ def test_sample_draws_committed_standard_records_only(monkeypatch):
         path.unlink()
     listed = subprocess.run(["git", "ls-files", "results"], cwd=paths.REPO_ROOT, capture_output=True, text=True).stdout
     assert local["key"] not in listed
+
+
+def test_sample_leaves_out_runs_that_took_longer_than_asked(capsys):
+    """A two-hour run (chapter 4's kind) is never drawn under --max-minutes 15; a one-minute run is."""
+    for key, seconds in (("0000quick0000record0", 60.0), ("0000slow00000record0", 7200.0)):
+        store.write_record(CHAPTER, {"key": key, "experiment": hgcn.EXPERIMENT.name, "version": hgcn.EXPERIMENT.version,
+                                     "config": {"seed": 0}, "metrics": {}, "batch_wall_s": seconds})
+    assert {r["key"] for r in sample_records(5, CHAPTER, local=True)} == {"0000quick0000record0", "0000slow00000record0"}
+    assert [r["key"] for r in sample_records(5, CHAPTER, local=True, max_minutes=15)] == ["0000quick0000record0"]
+    assert sample_records(5, CHAPTER, local=True, max_minutes=0.5) == []
+    assert main(["verify", "--chapter", CHAPTER, "--local", "--max-minutes", "0"]) == 2
+    assert "--max-minutes must be positive" in capsys.readouterr().err
 
 
 def _drill_config(slug: str, monkeypatch) -> tuple[str, dict]:

@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="draw from every current record here, not only committed standard-profile ones")
     verify.add_argument("--chapter", default=None)
     verify.add_argument("--seed", type=int, default=None, help="seed of the random choice of records")
+    verify.add_argument("--max-minutes", type=float, default=None,
+                        help="draw only records whose recorded training took at most this long (chapter 4's runs take hours)")
     verify.add_argument("--digests", action="store_true",
                         help="instead: check every record's digest and artefacts, without re-training (seconds)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
@@ -203,7 +205,7 @@ def _verify(args: argparse.Namespace) -> int:
     if args.keys:
         picked = verify.named_records(args.keys, args.chapter)
     else:
-        picked = verify.sample_records(args.sample, args.chapter, args.seed, local=args.local)
+        picked = verify.sample_records(args.sample, args.chapter, args.seed, local=args.local, max_minutes=args.max_minutes)
     if not picked:
         print("no records to verify" + ("" if args.local else " (committed standard-profile records; --local for others)"))
         return 1

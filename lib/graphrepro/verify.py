@@ -135,11 +135,17 @@ def candidate_records(chapter: str | None = None, local: bool = False) -> list[d
     return picked
 
 
-def sample_records(n: int, chapter: str | None = None, seed: int | None = None, local: bool = False) -> list[dict[str, Any]]:
-    """``n`` records drawn at random (reproducibly when ``seed`` is given) from ``candidate_records``."""
+def sample_records(n: int, chapter: str | None = None, seed: int | None = None, local: bool = False,
+                   max_minutes: float | None = None) -> list[dict[str, Any]]:
+    """``n`` records drawn at random (reproducibly when ``seed`` is given) from ``candidate_records``; with
+    ``max_minutes``, only those whose recorded training (their batch's wall time) took no longer."""
     if n < 1:
         raise chapters.ParameterError(f"--sample must be at least 1, got {n}")
+    if max_minutes is not None and max_minutes <= 0:
+        raise chapters.ParameterError(f"--max-minutes must be positive, got {max_minutes:g}")
     recs = candidate_records(chapter, local)
+    if max_minutes is not None:
+        recs = [r for r in recs if r.get("batch_wall_s", math.inf) <= 60 * max_minutes]
     return random.Random(seed).sample(recs, min(n, len(recs)))
 
 
