@@ -179,15 +179,13 @@ report.verdict_table(ch5.claim_verdicts(profile, everything, params))
 #
 # * The worked example reproduces the note's 0.417, 0.5 and 1.0 from the library.
 # * How much the variant moves MRR (× 100, mean over encoders and seeds): {glue:text}`ch5_shifts`. On
-#   PCQM-Contact, filtering added about 3 points and removing self-loops about 10 more. Here the self-loop
-#   is one candidate among thousands, and a dot-product decoder need not score a node highest against
-#   itself, so how much removing it adds depends on the encoder. The variant reorders the encoders on
-#   {glue:text}`ch5_reordered` graph(s).
+#   PCQM-Contact, filtering added about 3 points and removing self-loops about 10 more. The variant
+#   reorders the encoders on {glue:text}`ch5_reordered` graph(s).
 # * Ties: a model that scores every candidate alike reaches MRR {glue:text}`ch5_constant`. Only realistic
 #   ranks put it at chance; a paper that ranks optimistically rewards it.
 # * Size: across knowledge graphs and models, the Spearman correlation with the mean number of candidates
-#   per query is {glue:text}`ch5_rho`. MRR falls with size; the adjusted index is on one scale; the
-#   z-scores grow with the number of test queries, so they measure how sure we are that a model beats
-#   chance, not how good it is.
+#   per query is {glue:text}`ch5_rho`; the verdicts above read the first two. A z-score grows with the
+#   square root of the number of test queries, so it says how sure we are that a model beats chance, not
+#   how good it is.
 # * Our metrics, recomputed from the stored ranks, agree with pykeen's evaluator to
 #   {glue:text}`ch5_crosscheck` (pykeen keeps single precision).
