@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from graphrepro import chapters, paths, store
+from graphrepro import chapters, environment, paths, store
 from graphrepro.__main__ import main
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
@@ -156,3 +156,38 @@ def test_a_hand_edited_record_of_each_chapter_is_flagged(slug, isolated_store, m
     assert record["key"] in out and "edited by hand" in out and "1 records read; 1 problems" in out
     result = check(store.read_record(path))
     assert not result["ok"] and "edited by hand" in result["problem"] and f"{metric}: recorded" in result["problem"]
+
+
+def test_a_record_of_another_or_unknown_cpu_is_checked_within_tolerance(one_record):
+    """Float results can move in the last bits from one CPU to another: exact only on the recorded CPU."""
+    record = json.loads(one_record.read_text())
+    assert record["cpu"] == environment.cpu()
+    record["cpu"] = "Some Other CPU, AVX2"
+    record["digest"] = store.record_digest(record)
+    result = check(record)
+    assert result["mode"] == f"within each metric's tolerance (recorded on Some Other CPU, AVX2, re-run on {environment.cpu()})"
+    del record["cpu"]
+    record["digest"] = store.record_digest(record)
+    assert check(record)["mode"] == "within each metric's tolerance (its CPU was not recorded)"
+
+
+def test_verify_retrains_the_recorded_batch_of_settings(monkeypatch):
+    """Chapter 3's searches train different settings as one batch: verify re-trains that same batch, and says
+    so when it cannot (a partner's record is gone, or an older record does not name its partners)."""
+    from graphrepro.experiments import fair_eval
+
+    slow, fast = (fair_eval.make_config("cora", 0, "sparse_balanced", "GCN", 0, lr=lr, max_epochs=15) for lr in (1e-3, 5e-2))
+    try:
+        run_grid("gmnn-fair-eval", fair_eval.EXPERIMENT.name, [slow, fast], device="cpu")
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    path = store.record_path("gmnn-fair-eval", fair_eval.EXPERIMENT.key(slow))
+    record = store.read_record(path)
+    assert record["batch"] == [fair_eval.EXPERIMENT.key(slow), fair_eval.EXPERIMENT.key(fast)] and record["members"] == [0]
+    result = check(record)
+    assert result["ok"] and result["mode"] == "exact" and result["largest difference"] == 0
+    old_style = {k: v for k, v in record.items() if k != "batch"}
+    old_style["digest"] = store.record_digest(old_style)
+    assert check(old_style)["mode"] == "within each metric's tolerance (trained beside 1 other setting(s) the record does not name)"
+    store.record_path("gmnn-fair-eval", fair_eval.EXPERIMENT.key(fast)).unlink()
+    assert f"batch partner(s) {fair_eval.EXPERIMENT.key(fast)} not in the store" in check(record)["mode"]

@@ -10,12 +10,18 @@ import torch
 
 from graphrepro import paths
 
-PACKAGES = ("torch", "torch-geometric", "geoopt", "numpy", "scipy", "scikit-learn", "pandas")
+PACKAGES = ("torch", "torch-geometric", "geoopt", "numpy", "scipy", "scikit-learn", "pandas", "pykeen")
 
 
 def package_versions() -> dict[str, str]:
     """Installed versions of the packages that decide the numbers."""
-    return {name: metadata.version(name) for name in PACKAGES}
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
 
 
 def git_commit() -> str:
@@ -40,11 +46,24 @@ def hardware(device: torch.device) -> str:
     return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads"
 
 
+def cpu() -> str:
+    """The CPU's model and the instruction set torch's kernels use on it: float results can differ in the last
+    bits from one to another, so ``verify`` expects identical numbers only on the same."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return f"{model}, {torch.backends.cpu.get_cpu_capability()}"
+
+
 def run_environment(device: torch.device) -> dict[str, object]:
     """Everything recorded next to a run's metrics about where and with what it ran."""
     return {
         "device": device.type,
         "hardware": hardware(device),
+        "cpu": cpu(),
         "threads": torch.get_num_threads(),
         "python": platform.python_version(),
         "packages": package_versions(),

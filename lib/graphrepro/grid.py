@@ -57,9 +57,10 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
             "version": experiment.version,
             "config": config,
             "metrics": m,
-            # the seeds of this setting trained together; verify re-trains them as one batch (members of other
-            # settings in the batch do not change a member's numbers: each has its own generators)
+            # the seeds of this setting trained together, and every run of the batch in training order: the
+            # batch's shapes can move a member's numbers in the last bits, so verify re-trains the same batch
             "members": [c["seed"] for c in configs if experiments.batch_key(c) == experiments.batch_key(config)],
+            "batch": [experiment.key(c) for c in configs],
             "wall_s": round(batch_s / len(configs), 3),  # this run's share of the batch
             "batch_wall_s": round(batch_s, 3),
             "peak_rss_mb": round(peak_mb, 1),

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from graphrepro import chapters, experiments, paths, store
-from graphrepro.environment import package_versions
+from graphrepro.environment import cpu, package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
 
@@ -16,11 +16,16 @@ from graphrepro.metrics import spec_of
 def environment_differences(record: dict[str, Any]) -> list[str]:
     """What differs between the record's environment and this one (empty: identical numbers expected).
 
-    The re-run reproduces the record's batch and thread count, so only the device and the packages
-    can differ; the record's digest vouches that these fields are the ones written at training time."""
+    The re-run reproduces the record's thread count; the device, the CPU and the packages can differ (a
+    record written before CPUs were recorded counts as another CPU); the record's digest vouches that these
+    fields are the ones written at training time."""
     differences = []
     if record.get("device") != "cpu":
         differences.append(f"recorded on {record.get('device')}, re-run on cpu")
+    elif "cpu" not in record:
+        differences.append("its CPU was not recorded")
+    elif record["cpu"] != cpu():
+        differences.append(f"recorded on {record['cpu']}, re-run on {cpu()}")
     here = package_versions()
     for name, version in sorted((record.get("packages") or {}).items()):
         if here.get(name) != version:
@@ -42,17 +47,44 @@ def metric_differences(recorded: dict[str, Any], rerun: dict[str, Any]) -> list[
     return sorted(rows, key=lambda row: -row[3])
 
 
+def recorded_batch(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The configs trained together with ``record``, in training order, and why that batch is not the
+    record's own (None when it is): a batch's shapes can move a member's numbers in the last bits."""
+    config = record["config"]
+    if "batch" in record:
+        partners = {key: _stored_config(key) for key in record["batch"] if key != record["key"]}
+        missing = [key for key, partner in partners.items() if partner is None]
+        if missing:
+            return [config], f"batch partner(s) {', '.join(missing)} not in the store"
+        return [config if key == record["key"] else partners[key] for key in record["batch"]], None
+    members = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
+    wall = record.get("wall_s") or 0
+    size = round(record.get("batch_wall_s", 0) / wall) if wall else len(members)
+    if size > len(members):  # written before batches were recorded: the other settings are not named
+        return members, f"trained beside {size - len(members)} other setting(s) the record does not name"
+    return members, None
+
+
+def _stored_config(key: str) -> dict[str, Any] | None:
+    """The config of the record with this key in any chapter, or None."""
+    for slug in chapter_slugs():
+        path = store.record_path(slug, key)
+        if path.exists():
+            return store.read_record(path)["config"]
+    return None
+
+
 def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, Any]:
     """Re-train one record's batch of seeds on the CPU, with the record's thread count, and compare:
     identical values expected in the record's environment; otherwise each score within its metric's
     ``verify`` tolerance (or ``tolerance``, when given) and other fields (epochs) are not compared."""
     experiment = experiments.get(record["experiment"])
     config = record["config"]
-    batch = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
+    batch, unknown = recorded_batch(record)
     threads = int(record.get("threads") or 1)
     rerun = run_batch(experiment, batch, experiment.prepare(config), device="cpu", threads=threads)[batch.index(config)]
     rerun["metrics"].pop("artefacts", None)  # kept beside the record, not in it (their sha256 is checked by integrity())
-    differences = environment_differences(record)
+    differences = environment_differences(record) + ([unknown] if unknown else [])
     problems = []
     if "digest" not in record:
         problems.append("no content digest (written before digests existed)")
