@@ -191,3 +191,14 @@ def test_verify_retrains_the_recorded_batch_of_settings(monkeypatch):
     assert check(old_style)["mode"] == "within each metric's tolerance (trained beside 1 other setting(s) the record does not name)"
     store.record_path("gmnn-fair-eval", fair_eval.EXPERIMENT.key(fast)).unlink()
     assert f"batch partner(s) {fair_eval.EXPERIMENT.key(fast)} not in the store" in check(record)["mode"]
+
+
+def test_the_reproducibility_page_lists_each_cpu_apart():
+    from graphrepro.provenance import run_environments
+
+    for key, cpu in (("0000cpu1000record000", "CPU one, AVX2"), ("0000cpu2000record000", None)):
+        record = {"key": key, "experiment": hgcn.EXPERIMENT.name, "version": hgcn.EXPERIMENT.version, "config": {"seed": 0},
+                  "metrics": {}, "device": "cpu", "hardware": "x86_64, 1 torch threads", "packages": {"torch": "2.13.0"}}
+        store.write_record(CHAPTER, record | ({"cpu": cpu} if cpu else {}))
+    table = run_environments()["value"].unstack()
+    assert sorted(table.cpu) == ["CPU one, AVX2", "not recorded"] and list(table.runs) == ["1", "1"]

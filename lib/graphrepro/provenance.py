@@ -41,7 +41,7 @@ def record_counts() -> pd.DataFrame:
 
 
 def run_environments() -> pd.DataFrame:
-    """Distinct (chapter, device, hardware, packages, commit) among the current records, with counts:
+    """Distinct (chapter, device, hardware, CPU, packages, commit) among the current records, with counts:
     one block of rows per environment (a column each would not fit a phone once every chapter has records)."""
     rows = []
     for page in chapters.chapter_pages():
@@ -50,6 +50,7 @@ def run_environments() -> pd.DataFrame:
                 packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
                 rows.append({
                     "chapter": page.slug, "device": r.get("device"), "hardware": r.get("hardware"),
+                    "cpu": r.get("cpu", "not recorded"),
                     "packages": packages, "git commit": str(r.get("git_commit", ""))[:12],
                 })
     if not rows:
