@@ -73,3 +73,14 @@ def test_unrecorded_runs_count_the_standard_keys_without_a_committed_record(monk
     monkeypatch.setattr(bench.store, "committed_keys", lambda s: set(list(keys)[:5]) if s == slug else None)
     missing = bench.unrecorded_standard_runs()
     assert missing[slug] == len(keys) - 5 and set(missing) == {p.slug for p in chapters.chapter_pages()}
+
+
+def test_bench_recorded_reads_the_records_and_trains_nothing(capsys):
+    """An empty store: the chapter's standard runs counted, none recorded, the page not executed."""
+    from graphrepro.__main__ import main
+
+    assert main(["bench", "--recorded", "--chapter", "hgcn-mlp-bug"]) == 0
+    out = capsys.readouterr().out
+    total = len(chapters.chapter_module("hgcn-mlp-bug").chapter_records(chapters.resolve("hgcn-mlp-bug", "standard"))[0])
+    assert f"runs in the profile: {total}" in out and "runs recorded: 0" in out
+    assert f"page execution: skipped: {total} runs are not recorded yet" in out and "seconds per training run" not in out

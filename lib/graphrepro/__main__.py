@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--whole-book", action="store_true",
                        help="instead: time make install and make book on a fresh clone (--with-tests: make test too)")
     bench.add_argument("--with-tests", action="store_true")
+    bench.add_argument("--recorded", action="store_true",
+                       help="instead: each chapter's standard runs, how many are recorded, their summed training time, "
+                            "and the page's execution time from the records (nothing is trained)")
     bench.add_argument("--probe-epochs", type=int, default=3)
     bench.add_argument("--budget", type=float, default=120.0, help="with --estimate: seconds of probes per chapter")
     return parser
@@ -238,8 +241,9 @@ def _bench(args: argparse.Namespace) -> int:
             print(table.drop(columns="chapter").round(4).to_string(index=False))
         return 0
     for slug in slugs:
-        print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
-        print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False, na_rep=""))
+        if not args.recorded:
+            print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
+            print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False, na_rep=""))
         print(f"\n{slug}, standard profile:")
         for k, v in bench.chapter_wall_time(slug).items():
             print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")
