@@ -116,3 +116,14 @@ def test_findings_quote_the_frames_the_page_shows():
     assert found["ch5_crosscheck"] == "1e-07 over 3 runs"
     empty = ch5.finding_numbers(frame.iloc[:0], ties, kgs.iloc[:0])
     assert empty["ch5_shifts"] == "not run yet" and empty["ch5_rho"].startswith("not computable") and empty["ch5_reordered"] == "not run yet"
+
+
+def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
+    from graphrepro import store
+    from graphrepro.grid import run_grid
+
+    configs = [kg.make_config("nations", model, seed, epochs=1) for model in ("RotatE", "TransE") for seed in (1, 0)]
+    run_grid(ch5.CHAPTER, kg.EXPERIMENT.name, configs, "cpu")
+    frame = ch5.kg_frame(store.load(ch5.CHAPTER))
+    assert list(zip(frame.model, frame.seed)) == [("TransE", 0), ("TransE", 1), ("RotatE", 0), ("RotatE", 1)]
+    assert list(ch5.kg_table(frame, "base").index) == [("nations", "TransE"), ("nations", "RotatE")]

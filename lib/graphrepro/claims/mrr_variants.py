@@ -257,7 +257,11 @@ def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
                      "candidates": float(counts.mean()),
                      **{m: ranking.metric(m, ranks_, counts, k=10) for m in KG_METRICS},
                      **{f"pykeen {name}": record[f"pykeen_{name}"] for name in kg.PYKEEN_KEYS}})
-    return pd.DataFrame(rows)
+    if not rows:
+        return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    order = frame.dataset.map(kg.DATASETS.index) * len(kg.MODELS) + frame.model.map(kg.MODELS.index)
+    return frame.assign(_order=order).sort_values(["_order", "seed"]).drop(columns="_order").reset_index(drop=True)
 
 
 def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
