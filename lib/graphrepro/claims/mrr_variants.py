@@ -120,6 +120,19 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
+    """Per knowledge graph and model: the configuration it follows, that configuration's own epochs and the
+    epochs trained under this profile (what is reduced, cell by cell)."""
+    rows = []
+    for config in kg_configs(params):
+        if config["seed"] != 0:
+            continue
+        own = kg.published(config["source"])["training_kwargs"]["num_epochs"] if config["source"] != kg.DEFAULTS else None
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"], "configuration": config["source"],
+                     "its epochs": own or "–", "epochs here": config["epochs"] or own, "seeds": params["kg_seeds"]})
+    return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
+
+
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     """Train what a part lacks (``lp`` or ``kg``) and return its records."""
     experiment, configs, desc = {"lp": (linkpred.EXPERIMENT, lp_configs(params), "link prediction on graphs"),
