@@ -177,10 +177,11 @@ ch4.long_table(everything, params)
 #
 # Graphs per second in training (`train /s`) and evaluation (`eval /s`) on one CPU thread (median over
 # epochs, from the runs' curves), the seconds of a full epoch (10,873 training and 4,662 evaluated
-# molecules) at these speeds, and the CPU-hours of the `paper` profile (its full epochs, 4 seeds).
+# molecules) at these speeds, the CPU-hours of the `paper` profile (its full epochs, 4 seeds), and the
+# largest peak memory of a training process that ran them (MB; two workers must fit in the machine's 24 GB).
 
 # %% tags=["hide-input"]
-ch4.throughput_table(curve, params)
+ch4.throughput_table(curve, params, everything)
 
 # %% [markdown]
 # (lrgb-head-verdicts)=

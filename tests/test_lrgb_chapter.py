@@ -257,3 +257,17 @@ def test_findings_quote_the_tables_the_page_shows():
     assert found["ch4_settled"] == "1 of 2"
     nothing = ch4.finding_numbers(long.iloc[:0], order.iloc[:0], params)
     assert set(nothing.values()) == {"not run yet"}
+
+
+def test_the_cost_table_gives_each_stages_largest_recorded_peak_memory():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    runs = pd.DataFrame([{**ch4.config(params, "GCN", stage, seed), "peak_rss_mb": peak} for stage, seed, peak in
+                         (("LRGB, linear head", 0, 1000.0), ("LRGB, linear head", 1, 2000.0), ("LRGB, 2-layer head", 0, 9000.0))])
+    curve = pd.DataFrame({"model": "GCN", "stage": ["LRGB, linear head", "LRGB, 2-layer head"], "train graphs/s": 100.0,
+                          "eval graphs/s": 400.0, "train s": 1.0})
+    table = ch4.throughput_table(curve, params, runs)
+    assert table.loc[("GCN", "LRGB, linear head"), "peak MB"] == 2000.0
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "peak MB"] == 9000.0
+    # 10,873 training graphs at 100/s and 4,662 evaluated at 400/s: 120.4 s an epoch
+    assert table.loc[("GCN", "LRGB, linear head"), "s / epoch"] == pytest.approx(120.4, abs=0.05)
+    assert "peak MB" not in ch4.throughput_table(curve, params).columns

@@ -370,12 +370,14 @@ def long_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("epochs") if rows else pd.DataFrame()
 
 
-def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Graphs per second in training and in evaluation per model and stage (median over epochs and runs), and
     at these speeds a full epoch (10,873 training, 4,662 evaluated graphs) and the `paper` profile's CPU
-    time on this machine (the configuration's epochs, 4 seeds)."""
+    time on this machine (the configuration's epochs, 4 seeds); with ``runs``, the largest peak memory their
+    records give (the training process's peak so far: an upper bound for the run)."""
     if not len(curve) or "train s" not in curve:
         return pd.DataFrame()
+    stages = runs.apply(lambda r: stage_of(r.dropna().to_dict()), axis=1) if runs is not None and len(runs) else None
     rows = []
     for model, stage in _rows(params):
         group = curve[(curve.model == model) & (curve.stage == stage)]
@@ -385,8 +387,11 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any]) -> pd.DataFram
         train, evaluate = float(group["train graphs/s"].median()), float(group["eval graphs/s"].median())
         training, validation, test = lrgb_data.STATS.split
         epoch_s = training / train + (validation + test) / evaluate
-        rows.append({"model": model, "stage": stage, "train /s": train, "eval /s": evaluate,
-                     "s / epoch": epoch_s, "paper, CPU-h": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600})
+        row = {"model": model, "stage": stage, "train /s": train, "eval /s": evaluate,
+               "s / epoch": epoch_s, "paper, CPU-h": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600}
+        if stages is not None:
+            row["peak MB"] = runs[(runs.model == model) & (stages == stage)].peak_rss_mb.max()
+        rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 
