@@ -51,13 +51,13 @@ def recorded_batch(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str | 
     """The configs trained together with ``record``, in training order, and why that batch is not the
     record's own (None when it is): a batch's shapes can move a member's numbers in the last bits."""
     config = record["config"]
+    members = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
     if "batch" in record:
         partners = {key: _stored_config(key) for key in record["batch"] if key != record["key"]}
         missing = [key for key, partner in partners.items() if partner is None]
-        if missing:
-            return [config], f"batch partner(s) {', '.join(missing)} not in the store"
+        if missing:  # its own seeds at least
+            return members, f"batch partner(s) {', '.join(missing)} not in the store"
         return [config if key == record["key"] else partners[key] for key in record["batch"]], None
-    members = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
     wall = record.get("wall_s") or 0
     size = round(record.get("batch_wall_s", 0) / wall) if wall else len(members)
     if size > len(members):  # written before batches were recorded: the other settings are not named
