@@ -129,7 +129,8 @@ pd.DataFrame(ch5.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "ho
 # Nguyen et al., ComplEx after Trouillon et al.'s WN18), pykeen's defaults elsewhere; fewer epochs under
 # this profile, and fewer still for TuckER on the small graphs, whose epoch costs 10–40 times the others'
 # here (see the parameters). Filtered evaluation of heads and tails of every test triple,
-# realistic ranks. Each cell is the mean over seeds. The configuration of each cell and its epochs:
+# realistic ranks. Each cell is the mean over seeds. The configuration of each cell (pykeen's defaults or a
+# published one), its own epochs and the epochs trained here:
 
 # %% tags=["hide-input"]
 ch5.kg_plan(params)

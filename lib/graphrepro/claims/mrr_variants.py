@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -121,15 +122,21 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
-    """Per knowledge graph and model: the configuration it follows, that configuration's own epochs and the
-    epochs trained under this profile (what is reduced, cell by cell)."""
+    """Per knowledge graph and model: the configuration it follows (pykeen's defaults, or a published one by its
+    first author and year, with the dataset it was published for when that differs), that configuration's own
+    epochs and the epochs trained under this profile (what is reduced, cell by cell); narrow enough for a phone."""
     rows = []
     for config in kg_configs(params):
         if config["seed"] != 0:
             continue
-        own = kg.published(config["source"])["training_kwargs"]["num_epochs"] if config["source"] != kg.DEFAULTS else None
-        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"], "configuration": config["source"],
-                     "its epochs": own or "–", "epochs here": config["epochs"] or own, "seeds": params["kg_seeds"]})
+        label, own = "defaults", None
+        if config["source"] != kg.DEFAULTS:
+            published = kg.published(config["source"])
+            label, own = Path(config["source"]).stem.split("_")[0], published["training_kwargs"]["num_epochs"]
+            if published["dataset"] != config["dataset"]:
+                label += f" ({published['dataset'].upper()})"
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"], "config": label,
+                     "own": own or "–", "here": config["epochs"] or own})
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 
