@@ -71,7 +71,8 @@ def test_findings_quote_the_records():
     # GCN 80.0 in fold 0 and 86.0 in fold 1 (std 3.0 over folds); GMNN 1 point above it in fold 0, 1 below in fold 1
     runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.80 + 0.06 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
     public = _records(lambda model, gmnn, fold, seed: 0.81 + 0.01 * fold).query("fold == 0").assign(kind="public")
-    found = ch3.finding_numbers(runs, public, params)
+    tables = [ch3.table(runs, params, which) for which in ("sparse", "dense")]
+    found = ch3.finding_numbers(tables, ch3.significance(runs, params), runs, public, params)
     assert params["tolerance"] == 2
     # within 2 points: MLP 58.5 (paper 58.54), GMNN p 82.0 (81.14), GCN+GMNN 83.0 (81.67); GCN 83.0 (80.78) and q 83.0 (80.76) miss
     assert found["ch3_reproduced"] == "3 of 5"

@@ -58,6 +58,21 @@ def test_a_grid_checks_its_folder_before_training(tmp_path, monkeypatch):
     assert calls == []
 
 
+@pytest.mark.parametrize("peak_mb, expected", [(None, 2), (1.0, 2), (10**9, 1)])
+def test_a_grid_runs_no_more_workers_than_its_largest_run_fits_in_memory(tmp_path, monkeypatch, peak_mb, expected):
+    def train(data, configs, device):
+        return [{"test_acc": 0.5} for _ in configs]
+
+    declared = None if peak_mb is None else (lambda config: peak_mb)
+    experiment = experiments.Experiment("e", 1, dict, lambda c: 0, lambda c: None, train, batch_key=lambda c: str(c), peak_mb=declared)
+    monkeypatch.setattr(experiments, "registry", lambda: {"e": experiment})
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path))
+    seen: list[int] = []
+    monkeypatch.setattr(grid, "fan_out", lambda calls, workers: seen.append(workers) or [call() for call in calls])
+    grid.run_grid("ch", "e", [{"seed": 0, "x": 1}, {"seed": 0, "x": 2}], device="cpu", workers=2, show=False)
+    assert seen == [expected]
+
+
 def test_progress_events_reach_the_terminal(tmp_path, monkeypatch, capsys):
     events = tmp_path / "events.jsonl"
     monkeypatch.setenv(progress.EVENTS, str(events))

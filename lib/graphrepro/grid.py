@@ -173,7 +173,8 @@ def run_grid(
     """Records for every config, training (and recording) only those not yet in the store; configs that
     differ only in their seed train together as one stacked model of up to ``max_members`` members.
     Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
-    grid has a single batch, trains on a GPU, or the experiment wants several threads). ``show`` draws the grid's
+    grid has a single batch, trains on a GPU, or the experiment wants several threads; fewer when the
+    experiment's expected peak memory says more would not fit). ``show`` draws the grid's
     progress bar (a caller with its own bar turns it off)."""
     experiment = experiments.get(experiment_name)
     keys = [experiment.key(c) for c in configs]
@@ -185,6 +186,8 @@ def run_grid(
     workers = min(default_workers() if workers is None else workers, len(groups))
     if experiment.threads > 1 or resolve_device(device).type == "cuda":  # one GPU, one process
         workers = 1
+    elif experiment.peak_mb and todo:  # no more processes than the largest expected run fits in memory
+        workers = workers_within_memory(max(experiment.peak_mb(c) for c in todo), workers)
     if workers <= 1:
         prepared: dict[Any, Any] = {}
         calls = [partial(_train_and_record, chapter, experiment_name, batch, device, prepared) for batch in groups]

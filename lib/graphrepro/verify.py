@@ -19,13 +19,13 @@ def environment_differences(record: dict[str, Any]) -> list[str]:
     The re-run reproduces the record's thread count; the device, the CPU and the packages can differ (a
     record written before CPUs were recorded counts as another CPU); the record's digest vouches that these
     fields are the ones written at training time."""
-    differences = []
+    differences, here_cpu = [], cpu()
     if record.get("device") != "cpu":
         differences.append(f"recorded on {record.get('device')}, re-run on cpu")
     elif "cpu" not in record:
         differences.append("its CPU was not recorded")
-    elif record["cpu"] != cpu():
-        differences.append(f"recorded on {record['cpu']}, re-run on {cpu()}")
+    elif record["cpu"] != here_cpu:
+        differences.append(f"recorded on {record['cpu']}, re-run on {here_cpu}")
     here = package_versions()
     for name, version in sorted((record.get("packages") or {}).items()):
         if here.get(name) != version:
@@ -53,11 +53,11 @@ def recorded_batch(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str | 
     config = record["config"]
     members = [{**config, "seed": s} for s in record.get("members", [config["seed"]])]
     if "batch" in record:
-        partners = {key: _stored_config(key) for key in record["batch"] if key != record["key"]}
+        partners = {key: stored_record(key) for key in record["batch"] if key != record["key"]}
         missing = [key for key, partner in partners.items() if partner is None]
         if missing:  # its own seeds at least
             return members, f"batch partner(s) {', '.join(missing)} not in the store"
-        return [config if key == record["key"] else partners[key] for key in record["batch"]], None
+        return [config if key == record["key"] else partners[key]["config"] for key in record["batch"]], None
     wall = record.get("wall_s") or 0
     size = round(record.get("batch_wall_s", 0) / wall) if wall else len(members)
     if size > len(members):  # written before batches were recorded: the other settings are not named
@@ -65,12 +65,12 @@ def recorded_batch(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str | 
     return members, None
 
 
-def _stored_config(key: str) -> dict[str, Any] | None:
-    """The config of the record with this key in any chapter, or None."""
-    for slug in chapter_slugs():
+def stored_record(key: str, chapter: str | None = None) -> dict[str, Any] | None:
+    """The record with this key (in any chapter unless one is named), or None."""
+    for slug in chapter_slugs(chapter):
         path = store.record_path(slug, key)
         if path.exists():
-            return store.read_record(path)["config"]
+            return store.read_record(path)
     return None
 
 
@@ -183,13 +183,8 @@ def sample_records(n: int, chapter: str | None = None, seed: int | None = None, 
 
 def named_records(keys: list[str], chapter: str | None = None) -> list[dict[str, Any]]:
     """The records with these keys (any chapter unless one is named); an unknown key is refused."""
-    found = {}
-    for slug in chapter_slugs(chapter):
-        for key in keys:
-            path = store.record_path(slug, key)
-            if path.exists():
-                found[key] = store.read_record(path)
-    missing = [k for k in keys if k not in found]
+    found = {key: stored_record(key, chapter) for key in keys}
+    missing = [k for k, record in found.items() if record is None]
     if missing:
         raise chapters.ParameterError(f"no record with key {', '.join(missing)} under {store.record_path('<chapter>', '<key>').parent.parent}")
     return [found[k] for k in keys]

@@ -405,9 +405,11 @@ def cost_table(params: dict[str, Any]) -> pd.DataFrame:
     return summary
 
 
-def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
-    """The numbers the findings quote, as glue keys and text."""
-    long = pd.concat([table(runs, params, which) for which in ("sparse", "dense")], ignore_index=True)
+def finding_numbers(tables: list[pd.DataFrame], tested: pd.DataFrame, runs: pd.DataFrame, public: pd.DataFrame,
+                    params: dict[str, Any]) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text: from the paper-vs-ours tables (``table``) and
+    the significance tests (``significance``) the page shows, and the runs behind them."""
+    long = pd.concat(tables, ignore_index=True)
     judged = long[~long.verdict.isin(["unavailable", "not run"])]
     missed = judged[judged.verdict != report.REPRODUCED]
     spreads = []
@@ -420,7 +422,7 @@ def finding_numbers(runs: pd.DataFrame, public: pd.DataFrame, params: dict[str, 
                            f"{many.acc.std(ddof=0):.1f} over {len(many)} folds")
     counts = flip_counts(runs, params)
     gmnn = counts[counts["first"].str.contains("GMNN") | counts.second.str.contains("GMNN")]
-    tested = significance(runs, params).dropna(subset=["p"])
+    tested = tested.dropna(subset=["p"])
     differ = tested[(tested.p < 0.05) != tested.paper.isin(["*", "**", "***"])]
     return {
         "ch3_reproduced": f"{int((judged.verdict == report.REPRODUCED).sum())} of {len(judged)}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from scipy.stats import spearmanr
 from graphrepro import chapters, report, store
 from graphrepro.chapters import DEVICE, Page, Param, same
 from graphrepro.data.registry import dataset_status
-from graphrepro.experiments import kg, linkpred
+from graphrepro.experiments import Experiment, kg, linkpred
 from graphrepro.grid import run_grid
 from graphrepro.metrics import ranking
 from graphrepro.report import claim_row, fmt, mean_std
@@ -140,28 +141,27 @@ def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 
-# RotatE's published WN18RR setting (1,024 negatives per triple, 500 complex dimensions, batches of 512) grew
-# one training process past 12 GB here, and two at once were killed for memory: the large graphs train one at a time
-LARGE_KG_WORKERS = 1
-
-
-def kg_grids(params: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]], int | None]]:
-    """The knowledge-graph runs as (description, configs, workers): the small graphs over every worker, the
-    large ones one at a time (memory)."""
+def grids(params: dict[str, Any]) -> list[tuple[str, Experiment, list[dict[str, Any]]]]:
+    """Every grid the chapter trains, in order, as (description, experiment, configs): the small knowledge
+    graphs, the large ones apart (their expected memory, ``kg.peak_mb``, may allow fewer workers: RotatE's
+    published WN18RR setting trains one at a time on 24 GB), then link prediction."""
     configs = kg_configs(params)
-    grids = [("knowledge graphs", [c for c in configs if c["dataset"] not in LARGE_KGS], None),
-             ("large knowledge graphs, one at a time", [c for c in configs if c["dataset"] in LARGE_KGS], LARGE_KG_WORKERS)]
-    return [grid for grid in grids if grid[1]]
+    out = [("knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
+           ("large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
+           ("link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
+    return [grid for grid in out if grid[2]]
+
+
+def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """Train what one grid lacks and return its records."""
+    return run_grid(CHAPTER, experiment.name, configs, params["device"], desc=desc)
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     """Train what a part lacks (``lp`` or ``kg``) and return its records."""
-    if part == "kg":
-        frames = [run_grid(CHAPTER, kg.EXPERIMENT.name, configs, params["device"], desc=desc, workers=workers)
-                  for desc, configs, workers in kg_grids(params)]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    configs = lp_configs(params)
-    return run_grid(CHAPTER, linkpred.EXPERIMENT.name, configs, params["device"], desc="link prediction on graphs") if configs else pd.DataFrame()
+    experiment = kg.EXPERIMENT if part == "kg" else linkpred.EXPERIMENT
+    frames = [_train(params, *grid) for grid in grids(params) if grid[1] is experiment]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
@@ -441,13 +441,8 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
-    """Background training: the small knowledge graphs, the large ones one at a time, then link prediction."""
-
-    def grid(desc: str, experiment: Any, chosen: list[dict[str, Any]], workers: int | None = None) -> tuple[str, Callable[[], Any]]:
-        return desc, lambda: run_grid(CHAPTER, experiment.name, chosen, params["device"], desc=desc, workers=workers)
-
-    return [grid(desc, kg.EXPERIMENT, configs, workers) for desc, configs, workers in kg_grids(params)] + [
-        grid("link prediction", linkpred.EXPERIMENT, lp_configs(params))]
+    """Background training: the chapter's grids, in order."""
+    return [(grid[0], partial(_train, params, *grid)) for grid in grids(params)]
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:

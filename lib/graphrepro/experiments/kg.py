@@ -145,6 +145,21 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
     return out
 
 
+COMPLEX_MODELS = ("RotatE", "ComplEx")  # two real numbers per embedding dimension
+BASE_MB = 1_500  # the interpreter, torch, pykeen, a large graph's triples and its embeddings
+COPIES_PER_SCORED_BATCH = 6  # calibrated: RotatE's published WN18RR setting grew one process past 12 GB here
+
+
+def peak_mb(config: dict[str, Any]) -> float:
+    """A run's expected peak memory (MB): a base plus the embeddings one sLCWA batch scores (batch × (1 +
+    negatives) × real dimensions, float32), which autograd keeps about six times over."""
+    arguments = pipeline_arguments(config)
+    batch = arguments["training_kwargs"].get("batch_size", 256)
+    negatives = arguments.get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1)
+    dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
+    return BASE_MB + COPIES_PER_SCORED_BATCH * batch * (1 + negatives) * dims * 4 / 2**20
+
+
 EXPERIMENT = Experiment("kg-rank", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("mrr", "mean_rank", "hits_at_10", "amri", "z_mrr"),
-                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"])
+                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb)
