@@ -91,7 +91,7 @@ else:
 #
 # ## Protocol
 #
-# * **LRGB's configurations** (vijaydwivedi75/lrgb): GCN 5 layers of 300 (BatchNorm, ReLU, no residual,
+# * **LRGB's configurations** (vijaydwivedi75/lrgb): GCN {cite:p}`kipf2017gcn` 5 layers of 300 (BatchNorm, ReLU, no residual,
 #   no edge encoder, node states L2-normalised after the last layer as GraphGym's stack does by default),
 #   GINE {cite:p}`hu2020pretraining` 5 of 208 and GatedGCN {cite:p}`bresson2017gatedgcn` 5 of 138 (residual, bond encoder); a linear head after mean pooling; AdamW
 #   at 1e-3, halved on a 20-epoch validation-loss plateau; batches of 128; 500 epochs.

@@ -85,8 +85,9 @@ ch5.worked_example()
 # (mrr-variants-raw-filtered)=
 # ## Raw, filtered and extended-filtered MRR on real models
 #
-# **Protocol.** Cora, Citeseer and airport with HGCN's 85/5/10 edge split (message passing on training
-# edges only). Encoders: a 2-layer MLP on the features, GCN, GAT (4 heads) and GIN {cite:p}`xu2019gin`, 64 then 32
+# **Protocol.** Cora and Citeseer {cite:p}`sen2008collective` and airport with HGCN's 85/5/10 edge split
+# {cite:p}`chami2019hgcn` (message passing on training edges only). Encoders: a 2-layer MLP on the features, GCN
+# {cite:p}`kipf2017gcn`, GAT (4 heads) {cite:p}`velickovic2018gat` and GIN {cite:p}`xu2019gin`, 64 then 32
 # dimensions, a dot-product decoder, binary cross-entropy against as many uniformly drawn negatives,
 # Adam at 0.01, early stopping on validation filtered MRR. Each held-out edge in both directions is one
 # query; its candidates are all nodes of the graph: *raw* keeps all of them, *filtered* removes the
@@ -126,7 +127,7 @@ pd.DataFrame(ch5.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "ho
 # UMLS {cite:p}`kok2007predicate` and WN18RR {cite:p}`dettmers2018conve` (FB15k-237 {cite:p}`toutanova2015observed`
 # under `paper`), the published configurations pykeen ships where one exists (the
 # `source` of each run: RotatE and TuckER after Sun et al. and Balažević et al. on WN18RR, TransE after
-# Nguyen et al., ComplEx after Trouillon et al.'s WN18), pykeen's defaults elsewhere; fewer epochs under
+# Nguyen et al. {cite:p}`nguyen2018convkb`, ComplEx after Trouillon et al.'s WN18), pykeen's defaults elsewhere; fewer epochs under
 # this profile, and fewer still for TuckER on the small graphs, whose epoch costs 10–40 times the others'
 # here (see the parameters). Filtered evaluation of heads and tails of every test triple,
 # realistic ranks. Each cell is the mean over seeds. The configuration of each cell (pykeen's defaults or a
