@@ -148,10 +148,23 @@ def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(m
     params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
     grids = {desc: configs for desc, _, configs in ch5.grids(params)}
     assert {c["dataset"] for c in grids["knowledge graphs"]} == {"nations"}
-    assert all(kg.peak_mb(c) < 2_000 for c in grids["knowledge graphs"])
+    assert all(kg.peak_mb(c) < 2_500 for c in grids["knowledge graphs"])
     rotate = kg.make_config("wn18rr", "RotatE", 0)  # the published setting: 1,024 negatives, 500 complex dimensions
-    assert kg.peak_mb(rotate) > 12_000  # what one such process grew past here
+    assert kg.peak_mb(rotate) > 12_000  # what one such process grew past here in training
     monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 24 * 2**30 // 4096}[name])
     assert grid.workers_within_memory(kg.peak_mb(rotate), workers=2) == 1
     assert grid.workers_within_memory(max(kg.peak_mb(c) for c in grids["knowledge graphs"]), workers=2) == 2
     assert [desc for desc, _ in ch5.training_plan(params)][-1] == "link prediction on graphs"
+
+
+def test_expected_peaks_bound_the_recorded_ones(monkeypatch):
+    """Each committed knowledge-graph record's peak memory (its process's peak) is within the declared estimate."""
+    from graphrepro import store
+
+    monkeypatch.delenv("GRAPHREPRO_RESULTS")
+    records = [r for r in store.records("mrr-variants") if r["experiment"] == kg.EXPERIMENT.name and r.get("peak_rss_mb")]
+    if not records:
+        pytest.skip("no knowledge-graph records in the store")
+    assert any(r["config"]["dataset"] == "wn18rr" for r in records)
+    for record in records:
+        assert record["peak_rss_mb"] <= kg.peak_mb(record["config"]), (record["config"], record["peak_rss_mb"])

@@ -146,18 +146,23 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
 
 
 COMPLEX_MODELS = ("RotatE", "ComplEx")  # two real numbers per embedding dimension
-BASE_MB = 1_500  # the interpreter, torch, pykeen, a large graph's triples and its embeddings
-COPIES_PER_SCORED_BATCH = 6  # calibrated: RotatE's published WN18RR setting grew one process past 12 GB here
+BASE_MB = 2_000  # the interpreter, torch, pykeen, a graph and its embeddings: 0.5–1.1 GB in the records, and a margin
+# calibrated here: RotatE's published WN18RR setting grew one process past 12 GB in training, ComplEx's
+# evaluation on WN18RR to 6.1 GB (its record's peak)
+TRAINING_COPIES, EVALUATION_COPIES = 6, 3
 
 
 def peak_mb(config: dict[str, Any]) -> float:
-    """A run's expected peak memory (MB): a base plus the embeddings one sLCWA batch scores (batch × (1 +
-    negatives) × real dimensions, float32), which autograd keeps about six times over."""
+    """A run's expected peak memory (MB): a base plus the larger working set of training (one sLCWA batch's
+    scored embeddings, batch × (1 + negatives) × real dimensions, kept about six times over by autograd) and
+    evaluation (one batch of queries against every entity, about three copies), in float32."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
     negatives = arguments.get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1)
     dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
-    return BASE_MB + COPIES_PER_SCORED_BATCH * batch * (1 + negatives) * dims * 4 / 2**20
+    entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
+    floats = max(TRAINING_COPIES * batch * (1 + negatives), EVALUATION_COPIES * config["eval_batch"] * entities) * dims
+    return BASE_MB + 4 * floats / 2**20
 
 
 EXPERIMENT = Experiment("kg-rank", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
