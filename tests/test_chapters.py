@@ -138,7 +138,7 @@ def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
     for name in ("chapter_keys", "chapter_records", "recorded_runs", "claim_verdicts", "paper_cells", "headline", "training_plan", "bench"):
         assert callable(getattr(module, name, None)), f"{page.slug} lacks {name}"
     configs, _ = module.chapter_records(params)
-    assert len(module.chapter_keys(params)) == len({tuple(sorted(map(str, c.items()))) for c in configs})
+    assert len(module.chapter_keys(params)) == len(configs)  # each run once: the counts a reader sees are runs
 
 
 def test_every_chapter_cites_its_sources_from_the_bibliography():

@@ -439,14 +439,15 @@ def finding_numbers(tables: list[pd.DataFrame], tested: pd.DataFrame, runs: pd.D
 
 
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs)."""
+    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs),
+    once each: NSGA-II may ask a setting again, and its record answers both times."""
     configs = []
     for cell in cells(params):
         choice, asked = search_cell(params, cell, train=False)
         configs += asked
         if choice.setting is not None:
             configs += assessment_configs(params, cell, choice.setting)
-    return configs + public_configs(params)
+    return list({key(c): c for c in configs + public_configs(params)}.values())
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
