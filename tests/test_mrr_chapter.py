@@ -120,6 +120,36 @@ def test_findings_quote_the_frames_the_page_shows():
     assert empty["ch5_shifts"] == "not run yet" and empty["ch5_rho"].startswith("not computable") and empty["ch5_reordered"] == "not run yet"
 
 
+def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result():
+    """pykeen's checkpoint (model, optimiser, random states) resumes a run as if it had not stopped; the
+    checkpoint is pinned by its sha256, and a finished run leaves none behind."""
+    config = kg.make_config("nations", "RotatE", 0, epochs=6)
+    data, cpu, key = kg.prepare(config), torch.device("cpu"), kg.EXPERIMENT.key(config)
+    whole = kg.train_run(data, config, cpu, "whole")
+    assert kg.train_run(data, config, cpu, key, stop_after=3) is None
+    saved = kg.checkpoints.folder(kg.EXPERIMENT_NAME, key) / kg.CHECKPOINT
+    assert saved.exists() and saved.with_suffix(".sha256").exists()
+    resumed = kg.train_run(data, config, cpu, key)
+    assert not saved.parent.exists()
+    assert resumed["epochs_run"] == whole["epochs_run"] == 6
+    assert {k: v for k, v in resumed.items() if k != "artefacts"} == {k: v for k, v in whole.items() if k != "artefacts"}
+    for name, ranks in whole["artefacts"]["ranks"].items():
+        np.testing.assert_array_equal(resumed["artefacts"]["ranks"][name], ranks)
+
+
+def test_a_torn_knowledge_graph_checkpoint_is_removed_unread(monkeypatch):
+    config = kg.make_config("nations", "TransE", 0, epochs=2)
+    data, cpu = kg.prepare(config), torch.device("cpu")
+    kg.train_run(data, config, cpu, "torn", stop_after=1)
+    saved = kg.checkpoints.folder(kg.EXPERIMENT_NAME, "torn") / kg.CHECKPOINT
+    with open(saved, "ab") as fh:
+        fh.write(b"torn")
+    whole = kg.train_run(data, config, cpu, "whole")
+    monkeypatch.setattr(torch, "load", lambda *a, **k: pytest.fail("an unverified checkpoint was unpickled"))
+    started_over = kg.train_run(data, config, cpu, "torn")
+    assert started_over["final_loss"] == whole["final_loss"] and not saved.parent.exists()
+
+
 def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
     from graphrepro import store
     from graphrepro.grid import run_grid

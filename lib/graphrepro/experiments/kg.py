@@ -9,15 +9,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import shutil
 import warnings
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from graphrepro import checkpoints
 from graphrepro.data import kg as kg_data
 from graphrepro.experiments import Experiment
 
@@ -116,33 +119,66 @@ def quiet_pykeen() -> Iterator[None]:
             lg.setLevel(level)
 
 
-def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
-    """Train each config with pykeen's pipeline and evaluate the test triples, filtered, both sides."""
+CHECKPOINT_MINUTES = 10  # a long run (RotatE's published WN18RR setting: over an hour here) saves its state this often
+CHECKPOINT = "checkpoint.pt"
+
+
+def pinned_loop(name: str) -> type:
+    """pykeen's training loop ``name`` whose checkpoints are written atomically and pinned by their sha256
+    (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk."""
+    from pykeen.training import training_loop_resolver
+
+    base = training_loop_resolver.lookup(name)
+
+    class PinnedLoop(base):  # type: ignore[valid-type, misc]
+        def _save_state(self, path: Any, *args: Any, **kwargs: Any) -> None:
+            checkpoints.write_pinned(Path(path), lambda tmp: base._save_state(self, tmp, *args, **kwargs))
+
+    PinnedLoop.__name__ = PinnedLoop.__qualname__ = f"Pinned{base.__name__}"
+    return PinnedLoop
+
+
+def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device, key: str,
+              stop_after: int | None = None) -> dict[str, Any] | None:
+    """Train one config with pykeen's pipeline, continuing from its checkpoint when a verified one exists,
+    and evaluate the test triples, filtered, both sides. ``stop_after`` (tests) trains that many epochs,
+    keeps the checkpoint and returns None, as an interrupted run would."""
     from pykeen.evaluation import RankBasedEvaluator
     from pykeen.pipeline import pipeline
 
-    out = []
-    for config in configs:
-        evaluator = RankBasedEvaluator(filtered=True, clear_on_finalize=False)
-        arguments = pipeline_arguments(config)
-        arguments["training_kwargs"] = {**arguments["training_kwargs"], "use_tqdm": False}
-        with quiet_pykeen():
-            result = pipeline(training=data["train"], validation=data["valid"], testing=data["test"], random_seed=config["seed"],
-                              device=device, evaluator=evaluator,
-                              evaluation_kwargs={"batch_size": config["eval_batch"], "use_tqdm": False}, **arguments)
-        arrays: dict[str, np.ndarray] = {}
-        for side in SIDES:
-            for tie in TIES:
-                arrays[f"{side}_{tie}"] = np.concatenate(evaluator.ranks[side, tie]).astype(np.float64)
-            arrays[f"{side}_candidates"] = np.concatenate(evaluator.num_candidates[side]).astype(np.int64)
-        metrics = {f"pykeen_{name}": float(result.metric_results.get_metric(f"both.realistic.{key}"))
-                   for name, key in PYKEEN_KEYS.items()}
-        metrics["test_mrr"] = metrics["pykeen_mrr"]
-        metrics["epochs_run"] = len(result.losses)
-        metrics["final_loss"] = float(result.losses[-1]) if result.losses else float("nan")
-        metrics["artefacts"] = {"ranks": arrays}
-        out.append(metrics)
-    return out
+    folder = checkpoints.folder(EXPERIMENT_NAME, key)
+    checkpoints.read_verified(folder / CHECKPOINT)  # removes a torn or edited one before pykeen could unpickle it
+    evaluator = RankBasedEvaluator(filtered=True, clear_on_finalize=False)
+    arguments = pipeline_arguments(config)
+    arguments["training_kwargs"] = {**arguments["training_kwargs"], "use_tqdm": False, "checkpoint_directory": folder,
+                                    "checkpoint_name": CHECKPOINT, "checkpoint_frequency": CHECKPOINT_MINUTES}
+    if stop_after is not None:
+        arguments["training_kwargs"]["num_epochs"] = stop_after
+    arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"))
+    with quiet_pykeen():
+        result = pipeline(training=data["train"], validation=data["valid"], testing=data["test"], random_seed=config["seed"],
+                          device=device, evaluator=evaluator,
+                          evaluation_kwargs={"batch_size": config["eval_batch"], "use_tqdm": False}, **arguments)
+    if stop_after is not None:
+        return None
+    arrays: dict[str, np.ndarray] = {}
+    for side in SIDES:
+        for tie in TIES:
+            arrays[f"{side}_{tie}"] = np.concatenate(evaluator.ranks[side, tie]).astype(np.float64)
+        arrays[f"{side}_candidates"] = np.concatenate(evaluator.num_candidates[side]).astype(np.int64)
+    metrics = {f"pykeen_{name}": float(result.metric_results.get_metric(f"both.realistic.{pykeen_name}"))
+               for name, pykeen_name in PYKEEN_KEYS.items()}
+    metrics["test_mrr"] = metrics["pykeen_mrr"]
+    metrics["epochs_run"] = len(result.losses)
+    metrics["final_loss"] = float(result.losses[-1]) if result.losses else float("nan")
+    metrics["artefacts"] = {"ranks": arrays}
+    shutil.rmtree(folder, ignore_errors=True)
+    return metrics
+
+
+def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
+    """Train each config (``train_run``), one at a time."""
+    return [train_run(data, config, device, EXPERIMENT.key(config)) for config in configs]
 
 
 COMPLEX_MODELS = ("RotatE", "ComplEx")  # two real numbers per embedding dimension
@@ -165,6 +201,7 @@ def peak_mb(config: dict[str, Any]) -> float:
     return BASE_MB + 4 * floats / 2**20
 
 
-EXPERIMENT = Experiment("kg-rank", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
+EXPERIMENT_NAME = "kg-rank"
+EXPERIMENT = Experiment(EXPERIMENT_NAME, 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("mrr", "mean_rank", "hits_at_10", "amri", "z_mrr"),
                         epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb)

@@ -4,7 +4,6 @@ checkpoints every epoch (sha256-pinned), so an interrupted run continues where i
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import shutil
@@ -21,7 +20,7 @@ from torch_geometric.loader import DataLoader
 from torch_geometric.transforms import AddRandomWalkPE
 from tqdm.auto import tqdm
 
-from graphrepro import paths
+from graphrepro import checkpoints, paths
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import Experiment
 from graphrepro.metrics import multilabel_ap
@@ -173,29 +172,19 @@ def lr_factor(t: float, config: dict[str, Any]) -> float:
 
 def checkpoint_dir(key: str) -> Path:
     """Where a run's checkpoint lives while it trains (the cache, never the repository)."""
-    return paths.cache_dir() / "checkpoints" / "peptides-func" / key
+    return checkpoints.folder("peptides-func", key)
 
 
 def save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
     """Write the state atomically, then its sha256 beside it (a checkpoint without a matching digest is ignored)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".pt")
-    with os.fdopen(fd, "wb") as fh:
-        torch.save(state, fh)
-    digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
-    (folder / "state.sha256").unlink(missing_ok=True)
-    os.replace(tmp, folder / "state.pt")
-    (folder / "state.sha256").write_text(digest)
+    checkpoints.write_pinned(folder / "state.pt", lambda path: torch.save(state, path))
 
 
 def load_checkpoint(folder: Path) -> dict[str, Any] | None:
     """The saved state, only if its bytes match their pinned sha256, and then without unpickling code."""
-    state, pin = folder / "state.pt", folder / "state.sha256"
-    if not (state.exists() and pin.exists()):
-        return None
-    data = state.read_bytes()
-    if hashlib.sha256(data).hexdigest() != pin.read_text().strip():
-        return None  # torn or edited: start over rather than trust it
+    data = checkpoints.read_verified(folder / "state.pt")
+    if data is None:
+        return None  # none, torn or edited: start over rather than trust it
     import io
 
     return torch.load(io.BytesIO(data), weights_only=True)

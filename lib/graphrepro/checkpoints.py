@@ -1,0 +1,45 @@
+"""Checkpoints of long runs: kept in the cache (never the repository) while a run trains, each file pinned by
+its sha256 beside it, so a torn or edited checkpoint is never unpickled: the run starts over instead."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from graphrepro import paths
+
+
+def folder(experiment: str, key: str) -> Path:
+    """Where a run's checkpoint lives while it trains."""
+    return paths.cache_dir() / "checkpoints" / experiment / key
+
+
+def _pin_path(path: Path) -> Path:
+    return path.with_suffix(".sha256")
+
+
+def write_pinned(path: Path, write: Callable[[Path], None]) -> None:
+    """``write`` a checkpoint to a temporary file beside ``path``, move it into place, then pin its sha256."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    write(tmp)
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    _pin_path(path).unlink(missing_ok=True)  # a crash from here on leaves an unpinned file: ignored
+    os.replace(tmp, path)
+    _pin_path(path).write_text(digest)
+
+
+def read_verified(path: Path) -> bytes | None:
+    """The checkpoint's bytes when they match their pinned sha256; otherwise None, and an unpinned or
+    mismatching file is removed so that nothing loads it later."""
+    pin = _pin_path(path)
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    if pin.exists() and hashlib.sha256(data).hexdigest() == pin.read_text().strip():
+        return data
+    path.unlink()
+    pin.unlink(missing_ok=True)
+    return None
