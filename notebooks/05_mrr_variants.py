@@ -36,6 +36,7 @@ kg_seeds = None
 kg_epochs = None
 tucker_epochs = None
 large_kg_epochs = None
+negatives_cap = None
 tucker_on_large = None
 tolerance = None
 
@@ -57,9 +58,10 @@ report.set_style()
 params = chapters.resolve(
     "mrr-variants", profile, device=device, graphs=graphs, encoders=encoders, seeds=seeds, lp_epochs=lp_epochs, kgs=kgs,
     kg_models=kg_models, kg_seeds=kg_seeds, kg_epochs=kg_epochs, tucker_epochs=tucker_epochs,
-    large_kg_epochs=large_kg_epochs, tucker_on_large=tucker_on_large, tolerance=tolerance,
+    large_kg_epochs=large_kg_epochs, negatives_cap=negatives_cap, tucker_on_large=tucker_on_large, tolerance=tolerance,
 )
 glue("ch5_tolerance", f"{params['tolerance']:g}", display=False)
+glue("ch5_negatives", ch5.negatives_note(params), display=False)
 display(report.profile_banner("mrr-variants", params))
 display(report.run_this_chapter("mrr-variants", params, *ch5.chapter_records(params)))
 report.parameters_table(params)
@@ -129,7 +131,7 @@ pd.DataFrame(ch5.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "ho
 # `source` of each run: RotatE and TuckER after Sun et al. and Balažević et al. on WN18RR, TransE after
 # Nguyen et al. {cite:p}`nguyen2018convkb`, ComplEx after Trouillon et al.'s WN18), pykeen's defaults elsewhere; fewer epochs under
 # this profile, and fewer still for TuckER on the small graphs, whose epoch costs 10–40 times the others'
-# here (see the parameters). Filtered evaluation of heads and tails of every test triple,
+# here (see the parameters); fewer negatives per positive triple: {glue:text}`ch5_negatives`. Filtered evaluation of heads and tails of every test triple,
 # realistic ranks. Each cell is the mean over seeds. The configuration of each cell (pykeen's defaults or a
 # published one), its own epochs and the epochs trained here:
 

@@ -198,3 +198,20 @@ def test_expected_peaks_bound_the_recorded_ones(monkeypatch):
     assert any(r["config"]["dataset"] == "wn18rr" for r in records)
     for record in records:
         assert record["peak_rss_mb"] <= kg.peak_mb(record["config"]), (record["config"], record["peak_rss_mb"])
+
+
+def test_the_negatives_cap_touches_only_configurations_that_draw_more():
+    """Under `standard` RotatE's published WN18RR setting (1,024 negatives, about 55 min per epoch here) draws
+    32; TransE and ComplEx there draw their own single negative, and their configs (and keys) carry no cap."""
+    capped = kg.make_config("wn18rr", "RotatE", 0, epochs=20, negatives=32)
+    assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
+    assert kg.pipeline_arguments(kg.make_config("wn18rr", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024
+    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
+    configs = ch5.kg_configs(params)
+    if not any(c["dataset"] == "wn18rr" for c in configs):
+        pytest.skip("WN18RR's files cannot be had here")
+    assert {(c["model"], c.get("negatives")) for c in configs if c["dataset"] == "wn18rr"} == {
+        ("TransE", None), ("RotatE", 32), ("ComplEx", None)}
+    assert ch5.negatives_note(params) == "RotatE on WN18RR draws 32 instead of 1,024"
+    paper = chapters.resolve("mrr-variants", "paper", kgs=["wn18rr"], kg_models=["RotatE"])
+    assert all("negatives" not in c for c in ch5.kg_configs(paper)) and ch5.negatives_note(paper) == "none"

@@ -45,14 +45,15 @@ SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
     """A run: the dataset, the model, the configuration it follows (published where pykeen ships one),
-    the epochs (``None``: the configuration's own) and evaluation batch size."""
+    the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
+    given) caps the negatives per positive triple below the configuration's own."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": PUBLISHED.get((dataset, model), DEFAULTS),
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config)
+    unknown = set(overrides) - set(config) - {"negatives"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
     return {**config, **overrides}
@@ -71,11 +72,13 @@ def published(source: str) -> dict[str, Any]:
 
 def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
     """What ``pykeen.pipeline`` gets for a config: the published arguments (minus the dataset), or the
-    model with pykeen's defaults; the config's epochs replace the published number when set."""
+    model with pykeen's defaults; the config's epochs and negatives replace the published numbers when set."""
     if config["source"] == DEFAULTS:
         arguments: dict[str, Any] = {"model": config["model"], "training_loop": "sLCWA", "training_kwargs": {"num_epochs": 100}}
     else:
         arguments = {k: v for k, v in published(config["source"]).items() if k not in ("dataset", "dataset_kwargs", "evaluator_kwargs")}
+    if config.get("negatives"):
+        arguments["negative_sampler_kwargs"] = {**arguments.get("negative_sampler_kwargs", {}), "num_negs_per_pos": config["negatives"]}
     training = dict(arguments.get("training_kwargs", {}))
     if config["epochs"] is not None:
         training["num_epochs"] = config["epochs"]
@@ -186,6 +189,11 @@ BASE_MB = 2_000  # the interpreter, torch, pykeen, a graph and its embeddings: 0
 # calibrated here: RotatE's published WN18RR setting grew one process past 12 GB in training, ComplEx's
 # evaluation on WN18RR to 6.1 GB (its record's peak)
 TRAINING_COPIES, EVALUATION_COPIES = 6, 3
+
+
+def own_negatives(config: dict[str, Any]) -> int:
+    """Negatives per positive triple of the configuration a run follows (pykeen's default: 1)."""
+    return published(config["source"]).get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1) if config["source"] != DEFAULTS else 1
 
 
 def peak_mb(config: dict[str, Any]) -> float:
