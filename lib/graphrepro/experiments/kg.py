@@ -191,9 +191,14 @@ BASE_MB = 2_000  # the interpreter, torch, pykeen, a graph and its embeddings: 0
 TRAINING_COPIES, EVALUATION_COPIES = 6, 3
 
 
+def _negatives(arguments: dict[str, Any]) -> int:
+    """Negatives per positive triple in pykeen pipeline arguments (pykeen's default: 1)."""
+    return arguments.get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1)
+
+
 def own_negatives(config: dict[str, Any]) -> int:
-    """Negatives per positive triple of the configuration a run follows (pykeen's default: 1)."""
-    return published(config["source"]).get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1) if config["source"] != DEFAULTS else 1
+    """Negatives per positive triple of the configuration a run follows."""
+    return _negatives(published(config["source"])) if config["source"] != DEFAULTS else 1
 
 
 def peak_mb(config: dict[str, Any]) -> float:
@@ -202,7 +207,7 @@ def peak_mb(config: dict[str, Any]) -> float:
     evaluation (one batch of queries against every entity, about three copies), in float32."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
-    negatives = arguments.get("negative_sampler_kwargs", {}).get("num_negs_per_pos", 1)
+    negatives = _negatives(arguments)
     dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
     entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
     floats = max(TRAINING_COPIES * batch * (1 + negatives), EVALUATION_COPIES * config["eval_batch"] * entities) * dims
