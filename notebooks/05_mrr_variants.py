@@ -104,7 +104,7 @@ lp_runs = ch5.run(params, "lp")
 # %% tags=["hide-input"]
 frame = ch5.variant_frame(lp_runs)
 display(ch5.variant_table(frame, params))
-display(ch5.shift_table(frame))  # MRR points: raw, then what filtering and removing self-loops add
+display(report.dashed(ch5.shift_table(frame)))  # MRR points: raw, then what filtering and removing self-loops add
 ch5.orders(frame)
 
 # %% [markdown]
@@ -159,7 +159,7 @@ ch5.kg_crosscheck(kgs_frame)
 
 # %% tags=["hide-input"]
 report.glue_figure("ch5_size", ch5.size_figure(kgs_frame))
-ch5.size_correlations(kgs_frame)
+report.dashed(ch5.size_correlations(kgs_frame))
 
 # %% [markdown]
 # ```{glue:figure} ch5_size

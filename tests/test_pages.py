@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import nbformat
 import pandas as pd
 
@@ -146,3 +148,11 @@ def test_axes_that_share_an_axis_need_its_label_once():
     axes[0].set_ylabel("test AP")
     assert report.figure_problems(fig) == []
     plt.close(fig)
+
+
+def test_a_missing_number_is_shown_as_a_dash_and_the_others_unchanged():
+    table = pd.DataFrame({"raw": [1.64, 34.98], "+ both": [0.09, math.nan]}, index=["cora", "paper"])
+    shown = report.dashed(table)
+    assert shown.loc["paper", "+ both"] == "–" and shown.loc["cora", "+ both"] == 0.09
+    assert "NaN" not in shown.to_html() and "34.98" in shown.to_html()
+    assert table.loc["paper", "+ both"] != table.loc["paper", "+ both"]  # the table itself keeps its NaN

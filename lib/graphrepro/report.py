@@ -116,6 +116,11 @@ def parameters_table(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("parameter")
 
 
+def dashed(table: pd.DataFrame) -> pd.DataFrame:
+    """The table for display, a missing number shown as a dash rather than pandas' NaN."""
+    return table.astype(object).where(table.notna(), "–")
+
+
 def mean_std(values: pd.Series, scale: float = 100.0) -> tuple[float, float, int]:
     """Mean, sample standard deviation (0 for one value) and count, scaled (to percent by default)."""
     v = values.dropna() * scale

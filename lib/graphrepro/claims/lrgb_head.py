@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import MaxNLocator
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -261,8 +262,15 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def head_figure(long: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
-    """Bars per model for the three stages (ours, with seed spread), the papers' GPS as lines (the paper's Figure 1)."""
+def _chance_line(ax: plt.Axes, chance: float | None) -> None:
+    """Chance-level AP (× 100) as a dotted line, when the dataset gave one."""
+    if chance is not None:
+        ax.axhline(chance, color="grey", ls=":", label="chance")
+
+
+def head_figure(long: pd.DataFrame, params: dict[str, Any], chance: float | None = None) -> plt.Figure:
+    """Bars per model for the three stages (ours, with seed spread) from zero, the papers' GPS as lines and chance
+    AP (× 100) dotted (the paper's Figure 1)."""
     data = long[long.stage.isin(HEAD_STAGES)]
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     palette = sns.color_palette()
@@ -278,10 +286,10 @@ def head_figure(long: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
         ax.axhline(gps["mean"].iloc[0], color=palette[3], label="GPS (ours)")
     ax.axhline(PAPER[(lrgb.GPS, "tuned")][0], color=palette[3], ls="--", label="GPS (paper)")
     ax.set_xticks(np.arange(len(params["models"])), list(params["models"]))
+    _chance_line(ax, chance)
     ax.set_ylabel("test AP (× 100)")
-    low = np.nanmin(np.r_[data["mean"].to_numpy(dtype=float), 40.0])
-    ax.set_ylim(max(0.0, low - 5), 72)
-    ax.legend(fontsize=8, loc="lower right", ncol=2)
+    ax.set_ylim(0, 75)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
     fig.tight_layout()
     return fig
 
@@ -315,8 +323,9 @@ def stage_of(config: dict[str, Any]) -> str:
     return "other"
 
 
-def curve_figure(curve: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
-    """Validation AP per epoch: each stage's mean over seeds at the profile's budget, per model; the longer pair dashed."""
+def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | None = None) -> plt.Figure:
+    """Validation AP per epoch: each stage's mean over seeds at the profile's budget, per model; the longer pair
+    dashed, chance AP (× 100) dotted."""
     fig, axes = plt.subplots(1, max(1, len(params["models"])), figsize=(7.2, 2.8), sharey=True, squeeze=False)
     palette = dict(zip(STAGES, sns.color_palette()))
     for ax, model in zip(axes[0], params["models"]):
@@ -326,8 +335,10 @@ def curve_figure(curve: pd.DataFrame, params: dict[str, Any]) -> plt.Figure:
             longer = bool(params["long_epochs"]) and epochs == params["long_epochs"] != params["epochs"]
             ax.plot(mean.index, mean.values, color=palette.get(stage, "grey"), ls="--" if longer else "-",
                     label=f"{stage}{' (longer)' if longer else ''}")
+        _chance_line(ax, chance)
         ax.set_title(model)
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0][0].set_ylabel("validation AP (× 100)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
