@@ -84,3 +84,43 @@ def test_bench_recorded_reads_the_records_and_trains_nothing(capsys):
     total = len(chapters.chapter_module("hgcn-mlp-bug").chapter_records(chapters.resolve("hgcn-mlp-bug", "standard"))[0])
     assert f"runs in the profile: {total}" in out and "runs recorded: 0" in out
     assert f"page execution: skipped: {total} runs are not recorded yet" in out and "seconds per training run" not in out
+
+
+def _record(experiment, config, wall_s):
+    return {"key": experiment.key(config), "experiment": experiment.name, "version": experiment.version,
+            "config": config, "metrics": {}, "wall_s": wall_s}
+
+
+def test_the_estimate_from_records_scales_each_kinds_seconds_per_epoch_to_the_profiles_runs():
+    """HAN on DBLP: three standard records at 100, 200 and 400 s give a median of 200 s per run of its planned
+    epochs; the paper's runs of that kind cost that per epoch, and the setting they differ in is named."""
+    slug = "han-vs-gat"
+    module = chapters.chapter_module(slug)
+    han = [c for c in module.chapter_records(chapters.resolve(slug, "standard"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
+    for config, wall in zip(han, (100.0, 200.0, 400.0)):
+        bench.store.write_record(slug, _record(hgb.EXPERIMENT, config, wall))
+    table = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"])
+    row = table.loc[("DBLP", "HAN")]
+    per_epoch = 200.0 / hgb.EXPERIMENT.planned_epochs(han[0])[1]
+    paper = [c for c in module.chapter_records(chapters.resolve(slug, "paper"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
+    assert row["records"] == 3 and row["s per planned epoch"] == pytest.approx(per_epoch)
+    assert row["hours"] == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper) / 3600)
+    assert row["status"].startswith("settings differ: ") and "metapath_edge_limit" in row["status"]
+    assert table.drop(index=[("DBLP", "HAN")]).status.eq("no standard record of this kind").all()
+
+
+def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them():
+    """GMNN's EM loops on some GCN runs make them a kind of their own; RotatE on WN18RR, recorded with fewer
+    negatives than the paper's runs draw, stays one kind whose difference is named."""
+    slug = "mrr-variants"
+    capped = [c for c in chapters.chapter_module(slug).chapter_records(chapters.resolve(slug, "standard"))[0]
+              if c.get("model") == "RotatE" and c["dataset"] == "wn18rr"]
+    assert capped and all("negatives" in c for c in capped)
+    bench.store.write_record(slug, _record(kg.EXPERIMENT, capped[0], 3600.0))
+    row = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"]).loc[("wn18rr", "RotatE")]
+    assert row["with"] == "–" and row["records"] == 1
+    assert row["status"] == "settings differ: negatives 32 here, None in paper"
+    gmnn = bench.recorded_estimate("gmnn-fair-eval", "standard")
+    gcn = gmnn[(gmnn.model == "GCN") & (gmnn.dataset == "cora")]
+    assert sorted(gcn["with"]) == ["gmnn_epochs, gmnn_loops, gmnn_tau", "–"]
+    assert (gcn.status == "no standard record of this kind").all()

@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--estimate", default=None, choices=chapters.PROFILES,
                        help="instead: hours the profile's runs would take here, from a few probe epochs of each kind of run")
     bench.add_argument("--device", default="auto", help="with --estimate: where the probes train (auto, cpu, cuda)")
+    bench.add_argument("--from-records", action="store_true",
+                       help="with --estimate: probe nothing; scale the committed standard records' seconds per epoch "
+                            "(the machine that recorded them) to the profile's runs and epochs")
     bench.add_argument("--whole-book", action="store_true",
                        help="instead: time make install and make book on a fresh clone (--with-tests: make test too)")
     bench.add_argument("--with-tests", action="store_true")
@@ -232,6 +235,13 @@ def _bench(args: argparse.Namespace) -> int:
         print("a fresh clone of the committed tree, an empty data cache, the data from the mirror:")
         for target, value in bench.whole_book(("install", "book", "test") if args.with_tests else ("install", "book")).items():
             print(f"  {target}: {value:.0f} s" if isinstance(value, float) else f"  {target}: {value}")
+        return 0
+    if args.estimate and args.from_records:
+        for slug in slugs:
+            table = bench.recorded_estimate(slug, args.estimate)
+            print(f"\n{slug}, {args.estimate} profile from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
+                  f"hours for the {int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
+            print(table.drop(columns="chapter").round(4).to_string(index=False, na_rep=""))
         return 0
     if args.estimate:
         for slug in slugs:

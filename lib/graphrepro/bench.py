@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -151,16 +152,84 @@ def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experime
     raise ValueError(f"no experiment of {[e.name for e in candidates]} makes the config {config}")
 
 
-def probe_groups(slug: str, params: dict[str, Any]) -> dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]]:
+Groups = dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]]
+
+
+def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[str, str, str]:
+    """A run's kind: (experiment, dataset, model)."""
+    return experiment.name, str(config.get("dataset", "")), str(config.get("model"))
+
+
+def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
     """The chapter's runs under ``params`` grouped by (experiment, dataset, model), each with its experiment."""
     module = chapters.chapter_module(slug)
-    configs, _ = module.chapter_records(params)
-    groups: dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str, Any]]]] = {}
-    for config in configs:
+    groups: Groups = {}
+    for config in module.chapter_records(params)[0]:
         experiment = experiment_of(config, module.EXPERIMENTS)
-        label = (experiment.name, str(config.get("dataset", "")), str(config.get("model")))
-        groups.setdefault(label, (experiment, []))[1].append(config)
+        groups.setdefault(_label(experiment, config), (experiment, []))[1].append(config)
     return groups
+
+
+def shared_differences(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], ignore: set[str]) -> dict[str, tuple[Any, Any]]:
+    """Settings on which two groups of configs each agree among themselves but differ from each other
+    (a field missing from a config counts as None); fields in ``ignore`` aside."""
+    def single(configs: list[dict[str, Any]], field: str) -> tuple[bool, Any]:
+        values = {json.dumps(c.get(field), sort_keys=True) for c in configs}
+        return len(values) == 1, configs[0].get(field)
+
+    out = {}
+    for field in sorted({f for c in ours + theirs for f in c} - ignore):
+        (one, mine), (other, yours) = single(ours, field), single(theirs, field)
+        if one and other and mine != yours:
+            out[field] = (mine, yours)
+    return out
+
+
+def seconds_per_epoch(record: dict[str, Any], experiment: experiments.Experiment) -> float:
+    """A record's wall time (set-up, evaluation and early stopping included; its share of a stacked batch) per
+    epoch its config planned, so that times the planned epochs of a like run it gives that run's cost."""
+    return record["wall_s"] / max(1, experiment.planned_epochs(record["config"])[1])
+
+
+def _varying_fields(configs: list[dict[str, Any]]) -> set[str]:
+    """Fields some of the configs have and others lack."""
+    fields = [set(c) for c in configs]
+    return set.union(*fields) - set.intersection(*fields) if fields else set()
+
+
+def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
+    """Hours a profile's runs would take on the machine of the committed ``standard`` records, probing nothing:
+    per kind of run (experiment, dataset, model, and the optional settings some of its runs carry, such as
+    GMNN's EM loops on a GCN, where some runs of a kind carry them), the median recorded seconds per planned epoch times every planned epoch of the
+    profile's runs (runs that stop early as the records did). A kind with no record says so; one whose records all differ
+    from the profile's runs in a setting (fewer negatives) names it, since its epochs may cost otherwise."""
+    module = chapters.chapter_module(slug)
+    keys = module.chapter_keys(chapters.resolve(slug, "standard"))
+    recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for record in store.records(slug):
+        if record["key"] in keys:
+            recorded.setdefault(_label(experiment_of(record["config"], module.EXPERIMENTS), record["config"]), []).append(record)
+    rows = []
+    for label, (experiment, members) in probe_groups(slug, chapters.resolve(slug, profile)).items():
+        field = experiment.planned_epochs(members[0])[0]
+        optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
+        variants: dict[str, list[dict[str, Any]]] = {}
+        for config in members:
+            variants.setdefault(", ".join(sorted(optional & set(config))), []).append(config)
+        for variant, part in variants.items():
+            epochs = [experiment.planned_epochs(c)[1] for c in part]
+            row: dict[str, Any] = {"chapter": slug, "experiment": label[0], "dataset": label[1], "model": label[2],
+                                   "with": variant or "–", "runs": len(part), "epochs per run": max(epochs)}
+            mine = [r for r in recorded.get(label, []) if ", ".join(sorted(optional & set(r["config"]))) == variant]
+            if not mine:
+                rows.append({**row, "status": "no standard record of this kind"})
+                continue
+            per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
+            differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
+            rows.append({**row, "records": len(mine), "s per planned epoch": per_epoch, "hours": per_epoch * sum(epochs) / 3600,
+                         "status": "settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
+                         if differs else "as recorded"})
+    return pd.DataFrame(rows)
 
 
 def probe_costs(experiment: experiments.Experiment, batch: list[dict[str, Any]], data: Any, device: str,
