@@ -199,10 +199,11 @@ def _varying_fields(configs: list[dict[str, Any]]) -> set[str]:
 
 def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     """Hours a profile's runs would take on the machine of the committed ``standard`` records, probing nothing:
-    per kind of run (experiment, dataset, model, and the optional settings some of its runs carry, such as
-    GMNN's EM loops on a GCN, where some runs of a kind carry them), the median recorded seconds per planned epoch times every planned epoch of the
-    profile's runs (runs that stop early as the records did). A kind with no record says so; one whose records all differ
-    from the profile's runs in a setting (fewer negatives) names it, since its epochs may cost otherwise."""
+    per kind of run (experiment, dataset, model, and any optional settings only some of its runs carry, such
+    as GMNN's EM loops on a GCN), the median recorded seconds per planned epoch times every planned epoch of
+    the profile's runs (runs that stop early as the records did). A kind with no record says so; one whose
+    records all differ from the profile's runs in a setting (fewer negatives) names it: its epochs may cost
+    otherwise."""
     module = chapters.chapter_module(slug)
     keys = module.chapter_keys(chapters.resolve(slug, "standard"))
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -213,14 +214,18 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     for label, (experiment, members) in probe_groups(slug, chapters.resolve(slug, profile)).items():
         field = experiment.planned_epochs(members[0])[0]
         optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
+
+        def variant(config: dict[str, Any]) -> str:
+            return ", ".join(sorted(optional & set(config)))
+
         variants: dict[str, list[dict[str, Any]]] = {}
         for config in members:
-            variants.setdefault(", ".join(sorted(optional & set(config))), []).append(config)
-        for variant, part in variants.items():
+            variants.setdefault(variant(config), []).append(config)
+        for extra, part in variants.items():
             epochs = [experiment.planned_epochs(c)[1] for c in part]
             row: dict[str, Any] = {"chapter": slug, "experiment": label[0], "dataset": label[1], "model": label[2],
-                                   "with": variant or "–", "runs": len(part), "epochs per run": max(epochs)}
-            mine = [r for r in recorded.get(label, []) if ", ".join(sorted(optional & set(r["config"]))) == variant]
+                                   "with": extra or "–", "runs": len(part), "epochs per run": max(epochs)}
+            mine = [r for r in recorded.get(label, []) if variant(r["config"]) == extra]
             if not mine:
                 rows.append({**row, "status": "no standard record of this kind"})
                 continue
