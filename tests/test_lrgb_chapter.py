@@ -271,3 +271,23 @@ def test_the_cost_table_gives_each_stages_largest_recorded_peak_memory():
     # 10,873 training graphs at 100/s and 4,662 evaluated at 400/s: 120.4 s an epoch
     assert table.loc[("GCN", "LRGB, linear head"), "s / epoch"] == pytest.approx(120.4, abs=0.05)
     assert "peak MB" not in ch4.throughput_table(curve, params).columns
+
+
+def test_self_attention_equals_torchs_and_its_dropout_keeps_the_expected_output():
+    """Without dropout it is torch's MultiheadAttention; with dropout 0.5 on the weights, the mean over many
+    draws approaches the undropped output (inverted dropout), padded keys stay unattended, and a draw differs."""
+    torch.manual_seed(0)
+    attention = torch.nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
+    dense, mask = torch.randn(3, 5, 8), torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 1, 0, 0, 0]], dtype=torch.bool)
+    expected = attention.eval()(dense, dense, dense, key_padding_mask=~mask, need_weights=False)[0]
+    torch.testing.assert_close(models.self_attention(attention, dense, mask), expected)
+    attention.train()
+    draws = torch.stack([models.self_attention(attention, dense, mask) for _ in range(4000)])
+    torch.testing.assert_close(draws.mean(0), expected, atol=0.03, rtol=0.0)
+    assert not torch.equal(draws[0], draws[1])
+    padded = dense.clone()
+    padded[1, 3:] = 1e3  # what padded keys hold must not reach any query
+    torch.manual_seed(1)
+    first = models.self_attention(attention, dense, mask)
+    torch.manual_seed(1)
+    torch.testing.assert_close(models.self_attention(attention, padded, mask)[1, :3], first[1, :3])

@@ -214,6 +214,39 @@ class LapPEEncoder(nn.Module):
         return out.sum(dim=1)
 
 
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """Inverted dropout whose mask is uniform numbers compared with p: ``F.dropout``'s distribution, drawn in
+    about half the time on a CPU (``bernoulli_`` is slow there)."""
+    return x * (torch.rand_like(x) >= p) / (1.0 - p) if training and p > 0.0 else x
+
+
+class Dropout(nn.Module):
+    """``nn.Dropout`` drawn as ``dropout`` draws it."""
+
+    def __init__(self, p: float):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return dropout(x, self.p, self.training)
+
+
+def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``attention(dense, dense, dense, key_padding_mask=~mask)``, its weights' dropout in training drawn by
+    ``dropout`` (with ``bernoulli_``, that [graphs, heads, nodes, nodes] mask took over a third of a GPS step)."""
+    p = attention.dropout if attention.training else 0.0
+    if p == 0.0:
+        return attention(dense, dense, dense, key_padding_mask=~mask, need_weights=False)[0]
+    graphs, nodes, dim = dense.shape
+    heads = attention.num_heads
+    q, k, v = (t.view(graphs, nodes, heads, dim // heads).transpose(1, 2)
+               for t in F.linear(dense, attention.in_proj_weight, attention.in_proj_bias).chunk(3, dim=-1))
+    scores = (q @ k.transpose(-2, -1)) * (dim // heads) ** -0.5
+    weights = scores.masked_fill(~mask[:, None, None, :], float("-inf")).softmax(dim=-1)
+    weights = dropout(weights, p, True)
+    return attention.out_proj((weights @ v).transpose(1, 2).reshape(graphs, nodes, dim))
+
+
 def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: torch.Tensor, graphs: int,
                       chunk: int = 16) -> torch.Tensor:
     """Full self-attention within each graph of a batch, computed on chunks of graphs of similar size so
@@ -227,7 +260,7 @@ def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: 
         rows = torch.arange(int(n.sum()), device=h.device) + offsets  # the group's nodes, graph by graph
         local = torch.repeat_interleave(torch.arange(len(group), device=h.device), n)
         dense, mask = to_dense_batch(h[rows], local)
-        out[rows] = attention(dense, dense, dense, key_padding_mask=~mask, need_weights=False)[0][mask]
+        out[rows] = self_attention(attention, dense, mask)[mask]
     return out
 
 
@@ -241,14 +274,14 @@ class GPSLayer(nn.Module):
         self.local = GatedGCNLayer(dim, dropout, residual=False, activation=activation)
         self.attention = nn.MultiheadAttention(dim, heads, dropout=attention_dropout, batch_first=True)
         self.norm_local, self.norm_global, self.norm_out = (nn.BatchNorm1d(dim) for _ in range(3))
-        self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), ACTIVATIONS[activation](), nn.Dropout(dropout),
-                                nn.Linear(2 * dim, dim), nn.Dropout(dropout))
+        self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), ACTIVATIONS[activation](), Dropout(dropout),
+                                nn.Linear(2 * dim, dim), Dropout(dropout))
         self.dropout, self.chunk = dropout, chunk
 
     def forward(self, x, edge_index, edge_attr, batch, graphs):
         h_local, e = self.local(x, edge_index, edge_attr)
         h_local = self.norm_local(h_local + x)
         h_global = attention_by_size(self.attention, x, batch, graphs, self.chunk)
-        h_global = self.norm_global(F.dropout(h_global, self.dropout, self.training) + x)
+        h_global = self.norm_global(dropout(h_global, self.dropout, self.training) + x)
         h = h_local + h_global
         return self.norm_out(h + self.ff(h)), e
