@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -243,3 +245,23 @@ def test_a_run_recorded_by_another_process_during_a_grid_is_not_trained_again(tm
     frame = grid.run_grid("ch", hgcn.EXPERIMENT.name, [first, second], device="cpu", workers=1, max_members=1)
     assert trained == [[0.0]] and len(frame) == 2
     assert store.read_record(store.record_path("ch", hgcn.EXPERIMENT.key(second))) == theirs
+
+
+def test_large_freed_blocks_go_back_to_the_system_when_asked(tmp_path):
+    """An 8 MB block allocated and freed three times: glibc keeps it in its heap after the first (its threshold
+    follows the largest block freed), and with ``release_large_blocks`` gives it back each time."""
+    script = tmp_path / "blocks.py"
+    script.write_text(
+        "import sys, torch\n"
+        "from graphrepro import grid\n"
+        "rss = lambda: int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
+        "if sys.argv[1] == 'release':\n"
+        "    assert grid.release_large_blocks()\n"
+        "base = rss()\n"
+        "for _ in range(3):\n"
+        "    block = torch.ones(2**21)\n"
+        "    del block\n"
+        "print(rss() - base)\n")
+    kept = {mode: float(subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, check=True).stdout)
+            for mode in ("default", "release")}
+    assert kept["default"] > 6 and kept["release"] < 4, kept

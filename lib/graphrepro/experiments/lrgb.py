@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from graphrepro import checkpoints, paths
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import Experiment
+from graphrepro.grid import release_large_blocks
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models.lrgb import Architecture, PeptideModel, parameter_count
 from graphrepro.train import seed_everything
@@ -270,7 +271,9 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
 
 
 def train(data: dict[str, list[Data]], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
-    """Train configs one at a time (each continues from its checkpoint when one exists)."""
+    """Train configs one at a time (each continues from its checkpoint when one exists); batches of molecules
+    vary in size, so large freed blocks go back to the system (``release_large_blocks``) rather than fragment."""
+    release_large_blocks()
     return [train_run(data, c, device, EXPERIMENT.key(c)) for c in configs]
 
 
