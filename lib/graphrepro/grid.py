@@ -93,16 +93,13 @@ def workers_within_memory(peak_mb: float, workers: int | None = None, share: flo
     return max(1, min(default_workers() if workers is None else workers, int(share * total_mb // max(peak_mb, 1.0))))
 
 
-M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
-
-
-def release_large_blocks(threshold: int = 1 << 20) -> bool:
-    """Have glibc serve every allocation of at least ``threshold`` bytes with its own mapping, returned on free.
-    By default glibc raises that threshold to the largest block freed (up to 32 MB), then serves such blocks
-    from its heap, which fragments when their sizes vary from batch to batch: a chapter-4 training process grew
-    past 13 GB that way, and stays under 2 GB with this. True when the C library took it (glibc only)."""
+def release_freed_memory() -> bool:
+    """Give the pages of glibc's heap that hold only freed blocks back to the system (``malloc_trim``). glibc
+    serves freed blocks of up to 32 MB from its heap once it has seen one that large, and when their sizes vary
+    from batch to batch the heap fragments: a chapter-4 training process grew past 13 GB that way. True when
+    the C library has it (glibc only) and memory was released."""
     try:
-        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, threshold))
+        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
     except (OSError, AttributeError):
         return False
 
