@@ -254,7 +254,7 @@ def test_freed_blocks_of_varying_size_go_back_to_the_system_when_asked(tmp_path)
     script = tmp_path / "blocks.py"
     script.write_text(
         "import torch\n"
-        "from graphrepro import grid\n"
+        "from graphrepro import train\n"
         "rss = lambda: int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
         "keep, base = [], rss()\n"
         "for i in range(200):\n"
@@ -262,7 +262,7 @@ def test_freed_blocks_of_varying_size_go_back_to_the_system_when_asked(tmp_path)
         "    keep.append(torch.ones(3000))\n"
         "    del block\n"
         "held = rss() - base\n"
-        "assert grid.release_freed_memory()\n"
+        "assert train.release_freed_memory()\n"
         "print(held, rss() - base)\n")
     heap_only = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**26), "MALLOC_TRIM_THRESHOLD_": str(2**30)}  # glibc as
     # a long training process ends up: blocks under 32 MB served from its heap, which it does not trim by itself

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import resource
 import time
@@ -91,17 +90,6 @@ def workers_within_memory(peak_mb: float, workers: int | None = None, share: flo
     """At most ``workers``, and no more than ``share`` of the machine's memory divided by a run's peak."""
     total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
     return max(1, min(default_workers() if workers is None else workers, int(share * total_mb // max(peak_mb, 1.0))))
-
-
-def release_freed_memory() -> bool:
-    """Give the pages of glibc's heap that hold only freed blocks back to the system (``malloc_trim``). glibc
-    serves freed blocks of up to 32 MB from its heap once it has seen one that large, and when their sizes vary
-    from batch to batch the heap fragments: a chapter-4 training process grew past 13 GB that way. True when
-    the C library has it (glibc only) and memory was released."""
-    try:
-        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
-    except (OSError, AttributeError):
-        return False
 
 
 def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, Any]], device: str,

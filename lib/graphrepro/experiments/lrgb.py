@@ -23,10 +23,9 @@ from tqdm.auto import tqdm
 from graphrepro import checkpoints, paths
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import Experiment
-from graphrepro.grid import release_freed_memory
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models.lrgb import Architecture, PeptideModel, parameter_count
-from graphrepro.train import seed_everything
+from graphrepro.train import release_freed_memory, seed_everything
 
 MODELS = ("GCN", "GINE", "GatedGCN")
 GPS = "GPS"  # the graph transformer of the reference line; tuned base only
