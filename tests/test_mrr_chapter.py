@@ -215,3 +215,29 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more():
     assert ch5.negatives_note(params) == "RotatE on WN18RR draws 32 instead of 1,024"
     paper = chapters.resolve("mrr-variants", "paper", kgs=["wn18rr"], kg_models=["RotatE"])
     assert all("negatives" not in c for c in ch5.kg_configs(paper)) and ch5.negatives_note(paper) == "none"
+
+
+def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
+    from pykeen.models import RotatE
+
+    calls, distances = [], kg.rotated_distances
+    monkeypatch.setattr(kg, "rotated_distances", lambda a, c: calls.append(len(a)) or distances(a, c))
+
+    data = kg.prepare(kg.make_config("nations", "RotatE", 0))
+    torch.manual_seed(0)
+    ours = kg.rotate_ranking_all_entities()(triples_factory=data["train"], embedding_dim=16)
+    theirs = RotatE(triples_factory=data["train"], embedding_dim=16)
+    theirs.load_state_dict(ours.state_dict())
+    assert type(ours.interaction) is not type(theirs.interaction) and str(ours) == str(theirs)  # checkpoints' checksum
+    batch = data["test"].mapped_triples
+    with torch.no_grad():
+        for side in ("score_t", "score_h"):
+            pair = batch[:, :2] if side == "score_t" else batch[:, 1:]
+            mine, pykeens = getattr(ours, side)(pair), getattr(theirs, side)(pair)
+            assert mine.shape == pykeens.shape == (len(batch), data["train"].num_entities)
+            torch.testing.assert_close(mine, pykeens, atol=1e-5, rtol=1e-5)
+            assert torch.equal(mine.argsort(dim=1, stable=True)[:, :5], pykeens.argsort(dim=1, stable=True)[:, :5])
+    assert calls == [len(batch), len(batch)]  # each side scored all entities by one matrix product
+    training = batch[:8]
+    torch.testing.assert_close(ours.score_hrt(training), theirs.score_hrt(training))  # gradients on: pykeen's path
+    assert len(calls) == 2

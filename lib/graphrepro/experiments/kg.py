@@ -141,6 +141,46 @@ def pinned_loop(name: str) -> type:
     return PinnedLoop
 
 
+def rotated_distances(anchors: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
+    """RotatE's score, −‖a − c‖₂, of every rotated anchor (batch, d) against every candidate entity
+    (n, d), complex: ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ as one real matrix product, rather than the (batch, n, d)
+    difference pykeen builds (141× faster on WN18RR, ranks unchanged; tests compare the two)."""
+    a, c = torch.view_as_real(anchors).flatten(-2), torch.view_as_real(candidates).flatten(-2)
+    squared = a.square().sum(-1, keepdim=True) + c.square().sum(-1) - 2 * a @ c.T
+    return -squared.clamp_min(0).sqrt()
+
+
+@lru_cache(maxsize=1)
+def rotate_ranking_all_entities() -> type:
+    """pykeen's RotatE model whose evaluation scores all entities by ``rotated_distances``; training
+    (gradients on) and single-triple scoring stay pykeen's own."""
+    from pykeen.models import RotatE
+    from pykeen.nn.modules import RotatEInteraction
+    from pykeen.utils import ensure_complex
+
+    class AllEntitiesInteraction(RotatEInteraction):
+        def forward(self, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            h, r, t = ensure_complex(h, r, t)
+            if torch.is_grad_enabled() or not h.ndim == r.ndim == t.ndim == 3 or r.shape[1] != 1:
+                return super().forward(h, r, t)
+            if h.shape[1] == 1 and t.shape[0] == 1:  # (batch, 1, d) heads against (1, n, d) tails
+                return rotated_distances((h * r)[:, 0], t[0])
+            if t.shape[1] == 1 and h.shape[0] == 1:  # |h∘r − t| = |h − t∘r̄| for unit-modulus r
+                return rotated_distances((t * torch.conj(r))[:, 0], h[0])
+            return super().forward(h, r, t)
+
+    class RotatEAllEntities(RotatE):  # type: ignore[misc]
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.interaction = AllEntitiesInteraction()
+
+    # pykeen's checkpoints carry the md5 of str(model): printed as pykeen's, either model resumes the other's
+    AllEntitiesInteraction._get_name = lambda self: "RotatEInteraction"  # type: ignore[method-assign]
+    RotatEAllEntities._get_name = lambda self: "RotatE"  # type: ignore[method-assign]
+
+    return RotatEAllEntities
+
+
 def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device, key: str,
               stop_after: int | None = None) -> dict[str, Any] | None:
     """Train one config with pykeen's pipeline, continuing from its checkpoint when a verified one exists,
@@ -158,6 +198,8 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     if stop_after is not None:
         arguments["training_kwargs"]["num_epochs"] = stop_after
     arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"))
+    if config["model"] == "RotatE":
+        arguments["model"] = rotate_ranking_all_entities()
     with quiet_pykeen():
         result = pipeline(training=data["train"], validation=data["valid"], testing=data["test"], random_seed=config["seed"],
                           device=device, evaluator=evaluator,
