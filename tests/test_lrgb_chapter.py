@@ -146,6 +146,8 @@ def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp
     resumed = lrgb.train_run(data, config, torch.device("cpu"), "halves")
     for name in ("val_ap", "test_ap", "val_loss", "best_epoch", "epochs_run"):
         assert resumed[name] == straight[name]
+    curve = resumed["artefacts"]["curve"]  # the first process's two epochs count in the record
+    assert straight["resumed_s"] == 0 and resumed["resumed_s"] == pytest.approx((curve["train_s"] + curve["eval_s"])[:2].sum())
     np.testing.assert_array_equal(resumed["artefacts"]["curve"]["val_ap"], straight["artefacts"]["curve"]["val_ap"])
     assert not lrgb.checkpoint_dir("halves").exists()  # a finished run leaves no checkpoint behind
 

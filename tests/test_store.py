@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphrepro import experiments, grid, store
+from graphrepro import checkpoints, experiments, grid, store
 from graphrepro.experiments import Experiment
 
 CONFIG = {"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0, "lr": 0.01}
@@ -269,3 +269,24 @@ def test_freed_blocks_of_varying_size_go_back_to_the_system_when_asked(tmp_path)
     held, after = map(float, subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
                                             env=heap_only).stdout.split())
     assert held > 20 and after < 15, (held, after)
+
+
+def test_a_checkpoint_carries_its_training_seconds_and_a_torn_one_none(tmp_path):
+    path = tmp_path / "run" / "state.pt"
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"state"), seconds=12.5)
+    assert checkpoints.seconds(path) == 12.5
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"later"))  # none given: the old count goes with the old state
+    assert checkpoints.seconds(path) == 0.0
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"latest"), seconds=20.0)
+    path.write_bytes(b"torn")
+    assert checkpoints.seconds(path) == 0.0 and not path.exists() and not path.with_suffix(".seconds").exists()
+
+
+def test_a_resumed_runs_record_counts_the_seconds_earlier_processes_trained(isolated_store, monkeypatch):
+    def train(data, configs, device):
+        return [{"val_acc": 0.5, "test_acc": 0.5, "resumed_s": 100.0 * c["seed"]} for c in configs]
+
+    monkeypatch.setattr(experiments, "registry", lambda: {"e": Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
+    fresh, resumed = grid.run_batch(experiments.get("e"), [{"seed": 0}, {"seed": 1}], None, device="cpu")
+    assert "resumed_s" not in fresh and "resumed_s" not in resumed["metrics"]  # not a metric verify compares
+    assert resumed["resumed_s"] == 100.0 and resumed["wall_s"] == pytest.approx(fresh["wall_s"] + 100.0, abs=1e-3)

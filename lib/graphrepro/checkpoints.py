@@ -1,5 +1,6 @@
 """Checkpoints of long runs: kept in the cache (never the repository) while a run trains, each file pinned by
-its sha256 beside it, so a torn or edited checkpoint is never unpickled: the run starts over instead."""
+its sha256 beside it, so a torn or edited checkpoint is never unpickled: the run starts over instead. A
+checkpoint may carry the seconds of training it embodies, so a resumed run's record counts every process."""
 
 from __future__ import annotations
 
@@ -20,15 +21,30 @@ def _pin_path(path: Path) -> Path:
     return path.with_suffix(".sha256")
 
 
-def write_pinned(path: Path, write: Callable[[Path], None]) -> None:
-    """``write`` a checkpoint to a temporary file beside ``path``, move it into place, then pin its sha256."""
+def _seconds_path(path: Path) -> Path:
+    return path.with_suffix(".seconds")
+
+
+def write_pinned(path: Path, write: Callable[[Path], None], seconds: float | None = None) -> None:
+    """``write`` a checkpoint to a temporary file beside ``path``, move it into place, then pin its sha256
+    (and the ``seconds`` of training it embodies, when given)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     write(tmp)
     digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
     _pin_path(path).unlink(missing_ok=True)  # a crash from here on leaves an unpinned file: ignored
+    _seconds_path(path).unlink(missing_ok=True)  # the old count belongs to the old checkpoint
     os.replace(tmp, path)
     _pin_path(path).write_text(digest)
+    if seconds is not None:
+        _seconds_path(path).write_text(f"{seconds:.3f}")
+
+
+def seconds(path: Path) -> float:
+    """The seconds of training a verified checkpoint embodies (0 when it has none or recorded none)."""
+    if read_verified(path) is None or not _seconds_path(path).exists():
+        return 0.0
+    return float(_seconds_path(path).read_text())
 
 
 def read_verified(path: Path) -> bytes | None:
@@ -42,4 +58,5 @@ def read_verified(path: Path) -> bytes | None:
         return data
     path.unlink()
     pin.unlink(missing_ok=True)
+    _seconds_path(path).unlink(missing_ok=True)
     return None

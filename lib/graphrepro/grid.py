@@ -56,13 +56,15 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
             "experiment": experiment.name,
             "version": experiment.version,
             "config": config,
-            "metrics": m,
+            "metrics": {k: v for k, v in m.items() if k != "resumed_s"},
             # the seeds of this setting trained together, and every run of the batch in training order: the
             # batch's shapes can move a member's numbers in the last bits, so verify re-trains the same batch
             "members": [c["seed"] for c in configs if experiments.batch_key(c) == experiments.batch_key(config)],
             "batch": [experiment.key(c) for c in configs],
-            "wall_s": round(batch_s / len(configs), 3),  # this run's share of the batch
-            "batch_wall_s": round(batch_s, 3),
+            # this run's share of the batch, plus what earlier processes trained when it resumed from a checkpoint
+            "wall_s": round(batch_s / len(configs) + m.get("resumed_s", 0.0), 3),
+            "batch_wall_s": round(batch_s, 3),  # this process only
+            **({"resumed_s": round(m["resumed_s"], 3)} if m.get("resumed_s") else {}),
             "peak_rss_mb": round(peak_mb, 1),
             "created": created,
             **environment,

@@ -10,6 +10,7 @@ import contextlib
 import json
 import logging
 import shutil
+import time
 import warnings
 from collections.abc import Iterator
 from functools import lru_cache
@@ -126,16 +127,18 @@ CHECKPOINT_MINUTES = 10  # a long run (RotatE's published WN18RR setting: over a
 CHECKPOINT = "checkpoint.pt"
 
 
-def pinned_loop(name: str) -> type:
+def pinned_loop(name: str, started: float) -> type:
     """pykeen's training loop ``name`` whose checkpoints are written atomically and pinned by their sha256
-    (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk."""
+    (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk.
+    Each carries the seconds since ``started`` (a ``time.perf_counter`` reading, earlier processes included)."""
     from pykeen.training import training_loop_resolver
 
     base = training_loop_resolver.lookup(name)
 
     class PinnedLoop(base):  # type: ignore[valid-type, misc]
         def _save_state(self, path: Any, *args: Any, **kwargs: Any) -> None:
-            checkpoints.write_pinned(Path(path), lambda tmp: base._save_state(self, tmp, *args, **kwargs))
+            checkpoints.write_pinned(Path(path), lambda tmp: base._save_state(self, tmp, *args, **kwargs),
+                                     seconds=time.perf_counter() - started)
 
     PinnedLoop.__name__ = PinnedLoop.__qualname__ = f"Pinned{base.__name__}"
     return PinnedLoop
@@ -190,14 +193,14 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     from pykeen.pipeline import pipeline
 
     folder = checkpoints.folder(EXPERIMENT_NAME, key)
-    checkpoints.read_verified(folder / CHECKPOINT)  # removes a torn or edited one before pykeen could unpickle it
+    resumed_s = checkpoints.seconds(folder / CHECKPOINT)  # also removes a torn or edited one before pykeen could unpickle it
     evaluator = RankBasedEvaluator(filtered=True, clear_on_finalize=False)
     arguments = pipeline_arguments(config)
     arguments["training_kwargs"] = {**arguments["training_kwargs"], "use_tqdm": False, "checkpoint_directory": folder,
                                     "checkpoint_name": CHECKPOINT, "checkpoint_frequency": CHECKPOINT_MINUTES}
     if stop_after is not None:
         arguments["training_kwargs"]["num_epochs"] = stop_after
-    arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"))
+    arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"), time.perf_counter() - resumed_s)
     if config["model"] == "RotatE":
         arguments["model"] = rotate_ranking_all_entities()
     with quiet_pykeen():
@@ -217,6 +220,7 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     metrics["epochs_run"] = len(result.losses)
     metrics["final_loss"] = float(result.losses[-1]) if result.losses else float("nan")
     metrics["artefacts"] = {"ranks": arrays}
+    metrics["resumed_s"] = resumed_s
     shutil.rmtree(folder, ignore_errors=True)
     return metrics
 
@@ -231,6 +235,7 @@ BASE_MB = 2_000  # the interpreter, torch, pykeen, a graph and its embeddings: 0
 # calibrated here: RotatE's published WN18RR setting grew one process past 12 GB in training, ComplEx's
 # evaluation on WN18RR to 6.1 GB (its record's peak)
 TRAINING_COPIES, EVALUATION_COPIES = 6, 3
+PARAMETER_COPIES = 4  # entity embeddings, their gradient and Adam's two moments
 
 
 def _negatives(arguments: dict[str, Any]) -> int:
@@ -246,14 +251,17 @@ def own_negatives(config: dict[str, Any]) -> int:
 def peak_mb(config: dict[str, Any]) -> float:
     """A run's expected peak memory (MB): a base plus the larger working set of training (one sLCWA batch's
     scored embeddings, batch × (1 + negatives) × real dimensions, kept about six times over by autograd) and
-    evaluation (one batch of queries against every entity, about three copies), in float32."""
+    evaluation (one batch of queries against every entity, each candidate's embedding about three times over,
+    RotatE's a score only), plus the entity embeddings with their gradient and Adam's moments, in float32."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
     negatives = _negatives(arguments)
     dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
     entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
-    floats = max(TRAINING_COPIES * batch * (1 + negatives), EVALUATION_COPIES * config["eval_batch"] * entities) * dims
-    return BASE_MB + 4 * floats / 2**20
+    per_candidate = 1 if config["model"] == "RotatE" else dims  # RotatE's ranking: one score each (rotated_distances)
+    floats = max(TRAINING_COPIES * batch * (1 + negatives) * dims, EVALUATION_COPIES * config["eval_batch"] * entities * per_candidate)
+    parameters = PARAMETER_COPIES * entities * dims
+    return BASE_MB + 4 * (floats + parameters) / 2**20
 
 
 EXPERIMENT_NAME = "kg-rank"

@@ -219,6 +219,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
     loader = DataLoader(data["train"], batch_size=config["batch_size"], shuffle=True, generator=shuffle)
     folder = checkpoint_dir(key)
     curve: dict[str, list[float]] = {k: [] for k in ("train_loss", "val_ap", "test_ap", "val_loss", "lr", "train_s", "eval_s")}
+    resumed_s = 0.0
     state = load_checkpoint(folder)
     if state is not None:
         model.load_state_dict(state["model"])
@@ -228,6 +229,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
         shuffle.set_state(state["shuffle"])
         torch.set_rng_state(state["torch_rng"])
         curve = state["curve"]
+        resumed_s = float(np.sum(curve["train_s"]) + np.sum(curve["eval_s"]))  # the epochs earlier processes trained
     for epoch in range(len(curve["val_ap"]), config["epochs"]):
         if stop_after is not None and epoch >= stop_after:
             return None
@@ -265,7 +267,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
     train_graphs, eval_graphs = len(data["train"]), len(data["val"]) + len(data["test"])
     metrics = {
         "val_ap": curve["val_ap"][best], "test_ap": curve["test_ap"][best], "val_loss": curve["val_loss"][best],
-        "best_epoch": best, "epochs_run": len(curve["val_ap"]), "parameters": parameter_count(model),
+        "best_epoch": best, "epochs_run": len(curve["val_ap"]), "parameters": parameter_count(model), "resumed_s": resumed_s,
         "artefacts": {"curve": {k: np.asarray(v, dtype=np.float64) for k, v in curve.items()}
                       | {"train_graphs_per_s": np.asarray(train_graphs / np.asarray(curve["train_s"])),
                          "eval_graphs_per_s": np.asarray(eval_graphs / np.asarray(curve["eval_s"]))}},
