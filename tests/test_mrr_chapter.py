@@ -244,3 +244,17 @@ def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
     training = batch[:8]
     torch.testing.assert_close(ours.score_hrt(training), theirs.score_hrt(training))  # gradients on: pykeen's path
     assert len(calls) == 2
+
+
+def test_published_mrr_stands_beside_ours_only_for_the_dataset_it_was_published_for():
+    assert kg.published_mrr("rotate/sun2019_rotate_wn18rr.json") == 0.476  # Sun et al.'s, as pykeen ships it
+    assert kg.published_mrr("transe/nguyen2018_transe_wn18rr.yaml") is None  # ships no results
+    params = chapters.resolve("mrr-variants", "standard", kgs=["wn18rr"], kg_models=["RotatE", "ComplEx", "TransE"], kg_seeds=2)
+    frame = pd.DataFrame({"dataset": ["wn18rr"] * 2, "model": ["RotatE"] * 2, "mrr": [0.02, 0.04]})
+    table = ch5.published_beside_ours(frame, params)
+    assert list(table.index) == [("WN18RR", "RotatE")]  # ComplEx's is WN18's number, TransE's paper ships none
+    row = table.iloc[0]
+    assert (row["paper"], row["ours"], row["runs"]) == ("47.6 (sun2019)", "3.0 ± 1.4", 2)
+    assert (row["epochs"], row["negatives"]) == (f"1,000 → {params['large_kg_epochs']}", "1,024 → 32")
+    smoke = chapters.resolve("mrr-variants", "smoke")  # Nations only: says so rather than show an empty table
+    assert "no knowledge graph" in ch5.published_beside_ours(frame, smoke).iloc[0, 0]

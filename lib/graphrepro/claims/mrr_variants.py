@@ -330,6 +330,28 @@ def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
     return frame.groupby(["dataset", "model"], sort=False)[columns].mean().rename(columns=KG_SHORT).round(3)
 
 
+def published_beside_ours(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Cells that follow a configuration published for their own dataset: the MRR its paper reports (as
+    pykeen ships it) beside ours (x 100, mean ± std over seeds), with that configuration's epochs and
+    negatives per triple and this profile's; context for the budgets, not a claim of this chapter."""
+    rows = []
+    for config in kg_configs(params):
+        source = config["source"]
+        paper = kg.published_mrr(source) if source != kg.DEFAULTS else None
+        if config["seed"] != 0 or paper is None or kg.published(source)["dataset"] != config["dataset"]:
+            continue
+        ours = frame[(frame.dataset == config["dataset"]) & (frame.model == config["model"])]["mrr"] if len(frame) else pd.Series(dtype=float)
+        mean, std, runs = mean_std(ours)
+        epochs, negatives = kg.published(source)["training_kwargs"]["num_epochs"], kg.own_negatives(config)
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"],
+                     "paper": f"{100 * paper:.1f} ({Path(source).stem.split('_')[0]})", "ours": fmt(mean, std), "runs": runs,
+                     "epochs": f"{epochs:,} → {config['epochs'] or epochs:,}",
+                     "negatives": f"{negatives:,} → {config.get('negatives', negatives):,}"})
+    if not rows:
+        return pd.DataFrame({"": ["no knowledge graph of these parameters follows a configuration published for it"]}, index=[""])
+    return pd.DataFrame(rows).set_index(["dataset", "model"])
+
+
 def kg_legend() -> pd.DataFrame:
     """What each short metric name stands for, its direction and the value of random ranks."""
     chance = {"amr": "1", "amri": "0", "amrr": "0", "ahk": "0", "z_mr": "0", "z_mrr": "0", "z_hk": "0"}

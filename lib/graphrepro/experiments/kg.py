@@ -61,14 +61,29 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
 
 
 @lru_cache(maxsize=8)
-def published(source: str) -> dict[str, Any]:
-    """The pipeline arguments of a configuration shipped in pykeen's wheel (JSON or YAML)."""
+def shipped(source: str) -> dict[str, Any]:
+    """A configuration file of pykeen's wheel (JSON or YAML): its pipeline, metadata and, for some, results."""
     text = resources.files("pykeen.experiments").joinpath(source).read_text()
     if source.endswith(".json"):
-        return json.loads(text)["pipeline"]
+        return json.loads(text)
     import yaml
 
-    return yaml.safe_load(text)["pipeline"]
+    return yaml.safe_load(text)
+
+
+def published(source: str) -> dict[str, Any]:
+    """The pipeline arguments of a configuration shipped in pykeen's wheel."""
+    return shipped(source)["pipeline"]
+
+
+def published_mrr(source: str) -> float | None:
+    """The test MRR the configuration's paper reports, as pykeen ships it beside the configuration (on the
+    dataset it was published for; None when it ships none)."""
+    results = shipped(source).get("results", {})
+    mrr = results.get("mean_reciprocal_rank", results.get("best", {}).get("mean_reciprocal_rank"))
+    if isinstance(mrr, dict):  # by rank type: these papers break ties at random ("nondeterministic")
+        mrr = next(iter(mrr.values()))
+    return None if mrr is None else float(mrr)
 
 
 def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
