@@ -10,7 +10,7 @@ import torch
 from sklearn.metrics import average_precision_score
 from torch_geometric.data import Batch, Data
 
-from graphrepro import chapters
+from graphrepro import chapters, store
 from graphrepro.claims import lrgb_head as ch4
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
@@ -293,3 +293,17 @@ def test_self_attention_equals_torchs_and_its_dropout_keeps_the_expected_output(
     first = models.self_attention(attention, dense, mask)
     torch.manual_seed(1)
     torch.testing.assert_close(models.self_attention(attention, padded, mask)[1, :3], first[1, :3])
+
+
+def test_a_runs_recorded_time_is_at_least_its_curves_seconds(isolated_store):
+    """Records written before resumed runs counted their earlier processes hold only the last one's time;
+    the curve holds every epoch's, and the page's cost reads the larger."""
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    for stage, wall_s in (("LRGB, linear head", 100.0), ("LRGB, 2-layer head", 500.0)):  # the first resumed: 3 × (40 + 10) s
+        c = ch4.config(params, "GCN", stage, 0)
+        curve = {"train_s": np.full(3, 40.0), "eval_s": np.full(3, 10.0), "val_ap": np.zeros(3)}
+        digest = store.write_artefact(ch4.CHAPTER, ch4.key(c), "curve", curve)
+        store.write_record(ch4.CHAPTER, {"key": ch4.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+                                         "config": c, "metrics": {"test_ap": 0.3}, "wall_s": wall_s, "artefacts": {"curve": digest}})
+    _, runs = ch4.chapter_records(params)
+    assert sorted(runs.wall_s) == [150.0, 500.0]

@@ -155,9 +155,16 @@ def chapter_keys(params: dict[str, Any]) -> set[str]:
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """Every run the chapter shows and the store's records of them (nothing is trained)."""
-    configs, runs = chapter_configs(params), store.load(CHAPTER)
-    return configs, store.runs_with_keys(runs, chapter_keys(params))
+    """Every run the chapter shows and the store's records of them (nothing is trained), each ``wall_s`` at
+    least its curve's seconds: records written before resumed runs counted their earlier processes hold
+    only the last process's time, while the curve holds every epoch's."""
+    configs, runs = chapter_configs(params), store.runs_with_keys(store.load(CHAPTER), chapter_keys(params))
+    if not len(runs):
+        return configs, runs
+    curves_ = {r["key"]: store.load_artefact(CHAPTER, r, "curve") for r in store.records(CHAPTER)
+               if r["key"] in set(runs.key) and "curve" in r.get("artefacts", {})}
+    epoch_s = {k: float(np.sum(c["train_s"]) + np.sum(c["eval_s"])) for k, c in curves_.items()}
+    return configs, runs.assign(wall_s=np.maximum(runs.wall_s, runs.key.map(epoch_s).fillna(0.0)))
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
