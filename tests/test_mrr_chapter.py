@@ -258,3 +258,11 @@ def test_published_mrr_stands_beside_ours_only_for_the_dataset_it_was_published_
     assert (row["epochs"], row["negatives"]) == (f"1,000 → {params['large_kg_epochs']}", "1,024 → 32")
     smoke = chapters.resolve("mrr-variants", "smoke")  # Nations only: says so rather than show an empty table
     assert "no knowledge graph" in ch5.published_beside_ours(frame, smoke).iloc[0, 0]
+
+
+def test_loading_a_knowledge_graph_logs_nothing_even_when_logging_is_on(caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO):  # as after a first run turned logging on, in `verify` of several records
+        kg.prepare(kg.make_config("nations", "TransE", 0))
+    assert not [r.getMessage() for r in caplog.records if r.name.startswith("pykeen")]

@@ -110,7 +110,8 @@ def data_key(config: dict[str, Any]) -> tuple:
 
 def prepare(config: dict[str, Any]) -> dict[str, Any]:
     """The dataset's train, valid and test factories (one entity map over all three)."""
-    parts = kg_data.load_kg(config["dataset"])
+    with quiet_pykeen():  # pykeen logs each cached file it reads
+        parts = kg_data.load_kg(config["dataset"])
     if data_key(config)[1]:
         from pykeen.triples import TriplesFactory
 
@@ -124,6 +125,8 @@ def quiet_pykeen() -> Iterator[None]:
     """pykeen's INFO logs, torch_max_mem's CPU notice, the DataLoader's pin-memory warning and pykeen's
     notice that training instances are always shuffled kept out of the book's outputs (a page fails on
     stray warnings); anything else still shows."""
+    import pykeen  # noqa: F401  (its import sets its logger to INFO: first, so that the levels below hold)
+
     loggers = [logging.getLogger(n) for n in ("pykeen", "torch_max_mem")]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
