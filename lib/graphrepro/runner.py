@@ -29,10 +29,15 @@ MATHJAX_VERSION = "3.2.2"
 
 
 class LocalSocketKernelManager(AsyncKernelManager):
-    """Talks to the kernel over local (IPC) sockets, not unencrypted TCP, about which the kernel warns."""
+    """Talks to the kernel over local (IPC) sockets, not unencrypted TCP, about which the kernel warns; the
+    kernel's own log stays off our stderr below CRITICAL (a Ctrl-C that reaches it between cells logged
+    "KeyboardInterrupt caught in kernel" there; errors in cells still reach the notebook)."""
 
     def __init__(self, **kwargs: Any):
         super().__init__(transport="ipc", **kwargs)
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        return super().format_kernel_cmd([*(extra_arguments or []), "--IPKernelApp.log_level=CRITICAL"])
 
 
 @contextlib.contextmanager
