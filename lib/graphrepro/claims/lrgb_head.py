@@ -161,9 +161,9 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     configs, runs = chapter_configs(params), store.runs_with_keys(store.load(CHAPTER), chapter_keys(params))
     if not len(runs):
         return configs, runs
-    curves_ = {r["key"]: store.load_artefact(CHAPTER, r, "curve") for r in store.records(CHAPTER)
-               if r["key"] in set(runs.key) and "curve" in r.get("artefacts", {})}
-    epoch_s = {k: float(np.sum(c["train_s"]) + np.sum(c["eval_s"])) for k, c in curves_.items()}
+    keys = set(runs.key)
+    epoch_s = {r["key"]: float(np.sum(curve["train_s"]) + np.sum(curve["eval_s"])) for r in store.records(CHAPTER)
+               if r["key"] in keys and "curve" in r.get("artefacts", {}) and (curve := store.load_artefact(CHAPTER, r, "curve"))}
     return configs, runs.assign(wall_s=np.maximum(runs.wall_s, runs.key.map(epoch_s).fillna(0.0)))
 
 
