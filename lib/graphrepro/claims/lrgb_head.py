@@ -158,13 +158,18 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
     """Every run the chapter shows and the store's records of them (nothing is trained), each ``wall_s`` at
     least its curve's seconds: records written before resumed runs counted their earlier processes hold
     only the last process's time, while the curve holds every epoch's."""
-    configs, runs = chapter_configs(params), store.runs_with_keys(store.load(CHAPTER), chapter_keys(params))
+    configs, keys = chapter_configs(params), chapter_keys(params)
+    recs = [r for r in store.records(CHAPTER) if r["key"] in keys and store.is_current(r)]
+    runs = store.to_frame(recs)
     if not len(runs):
         return configs, runs
-    keys = set(runs.key)
-    epoch_s = {r["key"]: float(np.sum(curve["train_s"]) + np.sum(curve["eval_s"])) for r in store.records(CHAPTER)
-               if r["key"] in keys and "curve" in r.get("artefacts", {}) and (curve := store.load_artefact(CHAPTER, r, "curve"))}
-    return configs, runs.assign(wall_s=np.maximum(runs.wall_s, runs.key.map(epoch_s).fillna(0.0)))
+    return configs, runs.assign(wall_s=np.maximum(runs.wall_s, [_curve_seconds(r) for r in recs]))
+
+
+def _curve_seconds(record: dict[str, Any]) -> float:
+    """Training and evaluation seconds summed over a run's learning curve (0 when it has none)."""
+    curve = store.load_artefact(CHAPTER, record, "curve") if "curve" in record.get("artefacts", {}) else {}
+    return float(np.sum(curve.get("train_s", 0.0)) + np.sum(curve.get("eval_s", 0.0)))
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
