@@ -147,6 +147,35 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
     assert all(json.loads(p.read_text())["key"] == p.stem for p in folder.glob("*.json"))
 
 
+KERNEL_LOGS_AN_ERROR = textwrap.dedent("""
+    import asyncio, sys
+    from jupyter_client import AsyncKernelManager
+    from graphrepro.runner import LocalSocketKernelManager
+
+    async def main(manager):
+        await manager.start_kernel()
+        client = manager.client()
+        client.start_channels()
+        await client.wait_for_ready(timeout=60)
+        reply = await client.execute_interactive("get_ipython().kernel.log.error('caught in kernel')", timeout=60)
+        print(reply["content"]["status"])
+        client.stop_channels()
+        await manager.shutdown_kernel()
+
+    asyncio.run(main(LocalSocketKernelManager() if sys.argv[1] == "ours" else AsyncKernelManager(transport="ipc")))
+""")
+
+
+@pytest.mark.parametrize("manager", ["ours", "jupyter_client's"])
+def test_the_kernels_own_log_stays_off_our_stderr(manager):
+    """What ipykernel logs below CRITICAL (such as "KeyboardInterrupt caught in kernel", when a Ctrl-C lands
+    between cells) reaches the stderr of a process that runs pages with jupyter_client's manager, not ours."""
+    done = subprocess.run([sys.executable, "-c", KERNEL_LOGS_AN_ERROR, manager.split("'")[0]],
+                          capture_output=True, text=True, timeout=180)
+    assert done.stdout.split() == ["ok"], done.stderr
+    assert ("caught in kernel" in done.stderr) == (manager != "ours")
+
+
 # chapter: smoke-profile parameters that keep its grid small. Chapter 1's Ctrl-C is tested above; chapter 4
 # would spend minutes building Peptides-func in a fresh cache before its first record, so its interrupted
 # run is tested where it matters, continuing from its checkpoint (tests/test_lrgb_chapter.py).
