@@ -211,4 +211,5 @@ def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, 
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(tmp_path / "results")):
         expected = chapters.chapter_module(slug).chapter_keys(params)
     assert {p.stem for p in folder.glob("*.json")} == expected and len(kept) < len(expected)
+    assert not list(folder.rglob(".tmp-*"))  # what the kill left half-written is gone
     assert all((folder / f"{key}.json").read_bytes() == data for key, data in kept.items())  # not retrained

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphrepro import checkpoints, experiments, grid, store
+from graphrepro import checkpoints, experiments, grid, paths, store
 from graphrepro.experiments import Experiment
 
 CONFIG = {"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0, "lr": 0.01}
@@ -92,6 +92,33 @@ def _counting_experiment(calls, fail_at=None, version=1):
         return out
 
     return Experiment("counting", version, dict, lambda c: "data", lambda c: None, train)
+
+
+KILLED_WHILE_WRITING = """
+import os, signal, sys
+from graphrepro import store
+os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)  # die between the write and the rename
+store.write_record("ch", {"key": "k", "experiment": "e", "version": 1, "config": {}, "metrics": {}})
+"""
+
+
+def test_a_writer_killed_mid_write_leaves_no_record_and_the_next_grid_sweeps_its_file(isolated_store, monkeypatch):
+    done = subprocess.run([sys.executable, "-c", KILLED_WHILE_WRITING], env={**os.environ, "GRAPHREPRO_RESULTS": str(isolated_store)})
+    assert done.returncode == -9
+    folder = isolated_store / "ch"
+    [abandoned] = folder.glob(".tmp-*")
+    assert json.loads(abandoned.read_text())["key"] == "k" and store.records("ch") == []
+    live = folder / f"{paths.temporary_prefix()}still-writing.partial"  # this process is alive
+    elsewhere = folder / ".tmp-4194303-00000000-another-host.partial"  # a pid not running here, elsewhere
+    legacy = folder / ".tmp-before-names-said-who.json"
+    for path in (live, elsewhere, legacy):
+        path.write_text("{")
+    assert store.records("ch") == []  # none of them reads as a (damaged) record
+
+    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment([])})
+    grid.run_grid("ch", "counting", [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0}], device="cpu")
+    assert sorted(p.name for p in folder.glob(".tmp-*")) == sorted(p.name for p in (live, elsewhere, legacy))
+    assert len(store.records("ch")) == 1
 
 
 def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch):
@@ -280,6 +307,16 @@ def test_a_checkpoint_carries_its_training_seconds_and_a_torn_one_none(tmp_path)
     checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"latest"), seconds=20.0)
     path.write_bytes(b"torn")
     assert checkpoints.seconds(path) == 0.0 and not path.exists() and not path.with_suffix(".seconds").exists()
+
+
+def test_a_checkpoint_write_sweeps_what_a_killed_writer_left(tmp_path):
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    ended = paths.temporary_prefix().replace(f"-{os.getpid()}-", f"-{done.stdout.strip()}-")  # a process of this host that has ended
+    path = tmp_path / "run" / "state.pt"
+    path.parent.mkdir()
+    (path.parent / f"{ended}state.pt.partial").write_bytes(b"half a checkpoint")
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"state"))
+    assert sorted(p.name for p in path.parent.iterdir()) == ["state.pt", "state.sha256"]
 
 
 def test_a_resumed_runs_record_counts_the_seconds_earlier_processes_trained(isolated_store, monkeypatch):

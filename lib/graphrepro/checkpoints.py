@@ -29,7 +29,8 @@ def write_pinned(path: Path, write: Callable[[Path], None], seconds: float | Non
     """``write`` a checkpoint to a temporary file beside ``path``, move it into place, then pin its sha256
     (and the ``seconds`` of training it embodies, when given)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    paths.remove_abandoned_temporaries(path.parent)
+    tmp = path.with_name(f"{paths.temporary_prefix()}{path.name}.partial")
     write(tmp)
     digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
     _pin_path(path).unlink(missing_ok=True)  # a crash from here on leaves an unpinned file: ignored

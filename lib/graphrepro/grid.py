@@ -183,7 +183,8 @@ def run_grid(
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
     todo = [c for k, c in zip(keys, configs) if k in missing]
     if todo:
-        paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
+        folder = paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
+        paths.remove_abandoned_temporaries(folder)
     groups = batches(todo, experiment, max_members)
     workers = min(default_workers() if workers is None else workers, len(groups))
     if experiment.threads > 1 or resolve_device(device).type == "cuda":  # one GPU, one process

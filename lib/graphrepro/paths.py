@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import socket
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -52,3 +54,35 @@ def require_writable(folder: Path) -> Path:
         raise NotWritable(f"cannot write to {folder} ({err.strerror or err}); make it writable or point "
                           f"GRAPHREPRO_RESULTS / GRAPHREPRO_EXECUTED elsewhere. Nothing was trained.") from None
     return folder
+
+
+TEMPORARY = ".tmp-"  # a file being written: .tmp-<pid>-<host>-<name>.partial, moved into place when whole
+
+
+def temporary_prefix() -> str:
+    """The name prefix of this process's temporary files: which process, on which host, writes them."""
+    host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    return f"{TEMPORARY}{os.getpid()}-{host}-"
+
+
+def remove_abandoned_temporaries(folder: Path) -> int:
+    """Delete the temporary files under ``folder`` whose writer, a process on this host, has ended (killed
+    mid-write); those of live processes and of other hosts stay. Returns how many went."""
+    here = temporary_prefix().split("-")[2]
+    removed = 0
+    for path in folder.rglob(f"{TEMPORARY}*"):
+        pid, host = (path.name.split("-") + ["", ""])[1:3]
+        if pid.isdigit() and host == here and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

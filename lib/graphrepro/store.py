@@ -50,7 +50,7 @@ def write_record(chapter: str, record: dict[str, Any], root: Path | None = None)
     except ValueError as err:
         raise ValueError(f"run record {record['key']} holds a value JSON cannot store ({err}); nothing written") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=paths.temporary_prefix(), suffix=".partial")
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
@@ -82,7 +82,7 @@ def read_record(path: Path) -> dict[str, Any]:
 def records(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Every record of a chapter, current or stale, sorted by key."""
     folder = (paths.results_dir() if root is None else root) / chapter
-    return [read_record(p) for p in sorted(folder.glob("*.json"))]
+    return [read_record(p) for p in sorted(folder.glob("[!.]*.json"))]
 
 
 def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:
@@ -148,7 +148,7 @@ def write_artefact(chapter: str, key: str, name: str, arrays: dict[str, np.ndarr
     folder = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / key
     folder.mkdir(parents=True, exist_ok=True)
     content = {k: {"dtype": str(np.asarray(v).dtype), "values": np.asarray(v).tolist()} for k, v in sorted(arrays.items())}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=paths.temporary_prefix(), suffix=".partial")
     try:
         with os.fdopen(fd, "w") as fh:
             json.dump(content, fh, sort_keys=True, allow_nan=True, separators=(",", ":"))
