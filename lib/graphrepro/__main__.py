@@ -262,9 +262,9 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
-    from graphrepro import paths
+    from graphrepro import store
 
-    return {p.slug: len(list((paths.results_dir() / p.slug).glob("*.json"))) for p in chapters.chapter_pages()}
+    return {p.slug: len(store.record_files(p.slug)) for p in chapters.chapter_pages()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -79,10 +79,14 @@ def read_record(path: Path) -> dict[str, Any]:
     return record
 
 
+def record_files(chapter: str, root: Path | None = None) -> list[Path]:
+    """The chapter's record files, sorted (a temporary file being written, a dot-file, is none of them)."""
+    return sorted(((paths.results_dir() if root is None else root) / chapter).glob("[!.]*.json"))
+
+
 def records(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Every record of a chapter, current or stale, sorted by key."""
-    folder = (paths.results_dir() if root is None else root) / chapter
-    return [read_record(p) for p in sorted(folder.glob("[!.]*.json"))]
+    return [read_record(p) for p in record_files(chapter, root)]
 
 
 def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:

@@ -6,7 +6,7 @@ import math
 import random
 from typing import Any
 
-from graphrepro import chapters, experiments, paths, store
+from graphrepro import chapters, experiments, store
 from graphrepro.environment import cpu, package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
@@ -116,7 +116,7 @@ def integrity(chapter: str | None = None) -> tuple[int, list[dict[str, str]]]:
     Returns how many records were read and one row per problem."""
     checked, problems = 0, []
     for slug in chapter_slugs(chapter):
-        for path in sorted((paths.results_dir() / slug).glob("*.json")):
+        for path in store.record_files(slug):
             checked += 1
             try:
                 record = store.read_record(path)
