@@ -80,7 +80,7 @@ def read_record(path: Path) -> dict[str, Any]:
 
 
 def record_files(chapter: str, root: Path | None = None) -> list[Path]:
-    """The chapter's record files, sorted (a temporary file being written, a dot-file, is none of them)."""
+    """The chapter's record files, sorted (dot-files, such as a temporary file being written, are not records)."""
     return sorted(((paths.results_dir() if root is None else root) / chapter).glob("[!.]*.json"))
 
 
