@@ -71,7 +71,11 @@ def test_other_environment_uses_the_stated_tolerance(one_record):
     assert check(record, tolerance=0.01)["ok"] and not check(record, tolerance=0.001)["ok"]
     record["metrics"]["test_roc"] += 0.01  # now 0.015 off: beyond the spec's tolerance
     record["digest"] = store.record_digest(record)
-    assert "test_roc: recorded" in check(record)["problem"]
+    assert "test_roc: recorded" in check(record)["problem"] and "best epoch" not in check(record)["problem"]
+    best = record["metrics"]["best_epoch"]
+    record["metrics"]["best_epoch"] = best + 7  # as a run that stopped elsewhere would read
+    record["digest"] = store.record_digest(record)
+    assert f"its best epoch moved ({best + 7} recorded, {best} re-run)" in check(record)["problem"]
 
 
 def test_record_without_digest_is_reported(one_record):

@@ -97,6 +97,10 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
         allowed = tolerance if tolerance is not None else spec_of(name).tolerance if differences else 0.0
         if gap > allowed:
             problems.append(f"{name}: recorded {a}, re-run {b}, difference {gap:.3g} > {allowed:g}")
+    epochs = record["metrics"].get("best_epoch"), rerun["metrics"].get("best_epoch")
+    if differences and problems and None not in epochs and epochs[0] != epochs[1]:
+        problems.append(f"its best epoch moved ({epochs[0]} recorded, {epochs[1]} re-run): in another environment, "
+                        "last-bit float differences can move early stopping to another model")
     scores = [row for row in compared if spec_of(row[0]) is not None] or compared
     bound = "each metric's tolerance" if tolerance is None else f"{tolerance:g}"
     return {
