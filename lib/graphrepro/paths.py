@@ -61,15 +61,17 @@ TEMPORARY = ".tmp-"  # a file being written: .tmp-<pid>-<host>-<name>.partial, m
 
 def temporary_prefix() -> str:
     """The name prefix of this process's temporary files: which process, on which host, writes them."""
-    host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
-    return f"{TEMPORARY}{os.getpid()}-{host}-"
+    return f"{TEMPORARY}{os.getpid()}-{_host()}-"
+
+
+def _host() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
 
 
 def remove_abandoned_temporaries(folder: Path) -> int:
     """Delete the temporary files under ``folder`` whose writer, a process on this host, has ended (killed
     mid-write); those of live processes and of other hosts stay. Returns how many went."""
-    here = temporary_prefix().split("-")[2]
-    removed = 0
+    here, removed = _host(), 0
     for path in folder.rglob(f"{TEMPORARY}*"):
         pid, host = (path.name.split("-") + ["", ""])[1:3]
         if pid.isdigit() and host == here and not _alive(int(pid)):
@@ -83,6 +85,6 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # another user's process
+        pass
     return True

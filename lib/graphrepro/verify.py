@@ -93,12 +93,14 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
     compared = metric_differences(record["metrics"], rerun["metrics"])
     if differences:  # other packages or device: each score within its spec's tolerance, epochs may move
         compared = [row for row in compared if spec_of(row[0]) is not None]
+    beyond = []
     for name, a, b, gap in compared:
         allowed = tolerance if tolerance is not None else spec_of(name).tolerance if differences else 0.0
         if gap > allowed:
-            problems.append(f"{name}: recorded {a}, re-run {b}, difference {gap:.3g} > {allowed:g}")
+            beyond.append(f"{name}: recorded {a}, re-run {b}, difference {gap:.3g} > {allowed:g}")
+    problems += beyond
     epochs = record["metrics"].get("best_epoch"), rerun["metrics"].get("best_epoch")
-    if differences and problems and None not in epochs and epochs[0] != epochs[1]:
+    if differences and beyond and None not in epochs and epochs[0] != epochs[1]:
         problems.append(f"its best epoch moved ({epochs[0]} recorded, {epochs[1]} re-run): in another environment, "
                         "last-bit float differences can move early stopping to another model")
     scores = [row for row in compared if spec_of(row[0]) is not None] or compared
