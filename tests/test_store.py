@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -309,14 +310,30 @@ def test_a_checkpoint_carries_its_training_seconds_and_a_torn_one_none(tmp_path)
     assert checkpoints.seconds(path) == 0.0 and not path.exists() and not path.with_suffix(".seconds").exists()
 
 
-def test_a_checkpoint_write_sweeps_what_a_killed_writer_left(tmp_path):
+def test_a_run_reading_its_checkpoint_sweeps_what_a_killed_writer_left(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     ended = paths.temporary_prefix().replace(f"-{os.getpid()}-", f"-{done.stdout.strip()}-")  # a process of this host that has ended
     path = tmp_path / "run" / "state.pt"
-    path.parent.mkdir()
-    (path.parent / f"{ended}state.pt.partial").write_bytes(b"half a checkpoint")
     checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"state"))
+    (path.parent / f"{ended}state.partial.pt").write_bytes(b"half a later checkpoint")
+    assert checkpoints.read_verified(path) == b"state"
     assert sorted(p.name for p in path.parent.iterdir()) == ["state.pt", "state.sha256"]
+
+
+def test_an_atomic_write_that_fails_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "cache" / "arrays.npz"
+    digest = paths.write_atomically(path, lambda tmp: np.savez_compressed(tmp, x=np.arange(3)))
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()  # numpy wrote where told: the suffix was kept
+    with np.load(path) as npz:
+        assert npz["x"].tolist() == [0, 1, 2]
+
+    def fails(tmp):
+        tmp.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        paths.write_atomically(path, fails)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest and [p.name for p in path.parent.iterdir()] == ["arrays.npz"]
 
 
 def test_a_resumed_runs_record_counts_the_seconds_earlier_processes_trained(isolated_store, monkeypatch):

@@ -5,7 +5,6 @@ checkpoint may carry the seconds of training it embodies, so a resumed run's rec
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,16 +25,11 @@ def _seconds_path(path: Path) -> Path:
 
 
 def write_pinned(path: Path, write: Callable[[Path], None], seconds: float | None = None) -> None:
-    """``write`` a checkpoint to a temporary file beside ``path``, move it into place, then pin its sha256
-    (and the ``seconds`` of training it embodies, when given)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    paths.remove_abandoned_temporaries(path.parent)
-    tmp = path.with_name(f"{paths.temporary_prefix()}{path.name}.partial")
-    write(tmp)
-    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
-    _pin_path(path).unlink(missing_ok=True)  # a crash from here on leaves an unpinned file: ignored
+    """``write`` a checkpoint atomically, then pin its sha256 (and the ``seconds`` of training it embodies,
+    when given). A crash before the new pin is written leaves the new file beside the old pin: a mismatch,
+    so the file is never loaded."""
+    digest = paths.write_atomically(path, write)
     _seconds_path(path).unlink(missing_ok=True)  # the old count belongs to the old checkpoint
-    os.replace(tmp, path)
     _pin_path(path).write_text(digest)
     if seconds is not None:
         _seconds_path(path).write_text(f"{seconds:.3f}")
@@ -52,6 +46,8 @@ def read_verified(path: Path) -> bytes | None:
     """The checkpoint's bytes when they match their pinned sha256; otherwise None, and an unpinned or
     mismatching file is removed so that nothing loads it later."""
     pin = _pin_path(path)
+    if path.parent.is_dir():
+        paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
     if not path.exists():
         return None
     data = path.read_bytes()

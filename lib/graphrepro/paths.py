@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -56,12 +57,31 @@ def require_writable(folder: Path) -> Path:
     return folder
 
 
-TEMPORARY = ".tmp-"  # a file being written: .tmp-<pid>-<host>-<name>.partial, moved into place when whole
+TEMPORARY = ".tmp-"  # a file being written: .tmp-<pid>-<host>-<stem>.partial<suffix>, moved into place when whole
 
 
 def temporary_prefix() -> str:
     """The name prefix of this process's temporary files: which process, on which host, writes them."""
     return f"{TEMPORARY}{os.getpid()}-{_host()}-"
+
+
+def write_atomically(path: Path, write: Callable[[Path], None]) -> str:
+    """Have ``write`` fill a temporary file beside ``path``, fsync it and move it into place, so that a crash
+    leaves the old file or the new, never half of one; returns the new file's sha256. The temporary keeps the
+    file's suffix (numpy appends a missing one) and names its writer, so ``remove_abandoned_temporaries`` can
+    tell a killed writer's leftover from a live one's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{temporary_prefix()}{path.stem}.partial{path.suffix}")
+    try:
+        write(tmp)
+        with tmp.open("rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return digest
 
 
 def _host() -> str:

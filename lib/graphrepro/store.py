@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -49,17 +47,7 @@ def write_record(chapter: str, record: dict[str, Any], root: Path | None = None)
         text = json.dumps(record, sort_keys=True, indent=1, allow_nan=False) + "\n"
     except ValueError as err:
         raise ValueError(f"run record {record['key']} holds a value JSON cannot store ({err}); nothing written") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=paths.temporary_prefix(), suffix=".partial")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    paths.write_atomically(path, lambda tmp: tmp.write_text(text))
     return path
 
 
@@ -149,19 +137,10 @@ def write_artefact(chapter: str, key: str, name: str, arrays: dict[str, np.ndarr
     """Store a run's larger output (per-query ranks, a learning curve) beside its record as a JSON text
     of named 1-d arrays with their dtypes (a run record, not a binary blob), atomically; returns its
     sha256 for the record."""
-    folder = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / key
-    folder.mkdir(parents=True, exist_ok=True)
+    path = (paths.results_dir() if root is None else root) / chapter / ARTEFACTS / key / f"{name}.json"
     content = {k: {"dtype": str(np.asarray(v).dtype), "values": np.asarray(v).tolist()} for k, v in sorted(arrays.items())}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=paths.temporary_prefix(), suffix=".partial")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(content, fh, sort_keys=True, allow_nan=True, separators=(",", ":"))
-        digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
-        os.replace(tmp, folder / f"{name}.json")
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return digest
+    text = json.dumps(content, sort_keys=True, allow_nan=True, separators=(",", ":"))
+    return paths.write_atomically(path, lambda tmp: tmp.write_text(text))
 
 
 def load_artefact(chapter: str, record: dict[str, Any], name: str, root: Path | None = None) -> dict[str, np.ndarray]:

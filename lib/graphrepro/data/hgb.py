@@ -8,8 +8,6 @@ and on the target type ``y`` with ``train_mask`` (``label.dat``, train + validat
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,11 +137,7 @@ def load_zip(path: Path, spec: HGBSpec, cache: Path | None = None) -> HeteroData
             arrays = dict(npz)
     else:
         arrays = parse(read_zip_members(path, FILES), spec)
-        cache.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache, suffix=".npz")
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, cached)
+        paths.write_atomically(cached, lambda tmp: np.savez_compressed(tmp, **arrays))
     return to_heterodata(arrays, spec)
 
 

@@ -9,7 +9,6 @@ import gzip
 import io
 import os
 import pickle
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,11 +106,7 @@ def process(csv_gz: Path, split_path: Path, split_spec: RemoteFile, stats: Pepti
     smiles, labels = read_labels(csv_gz)
     arrays = {**smiles_to_arrays(smiles, progress), "y": labels, **read_split(split_path, split_spec)}
     check(arrays, stats)
-    cache.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".npz")
-    with os.fdopen(fd, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, cached)
+    paths.write_atomically(cached, lambda tmp: np.savez_compressed(tmp, **arrays))
     return arrays
 
 

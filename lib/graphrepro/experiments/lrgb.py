@@ -5,9 +5,7 @@ checkpoints every epoch (sha256-pinned), so an interrupted run continues where i
 from __future__ import annotations
 
 import math
-import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -125,11 +123,7 @@ def _cached(name: str, graphs: list[Data], encode) -> torch.Tensor:
     if cached.exists():
         return torch.from_numpy(np.load(cached, allow_pickle=False))
     values = torch.cat(encode(graphs)).numpy()
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cached.parent, suffix=".npy")
-    with os.fdopen(fd, "wb") as fh:
-        np.save(fh, values)
-    os.replace(tmp, cached)
+    paths.write_atomically(cached, lambda tmp: np.save(tmp, values))
     return torch.from_numpy(values)
 
 
