@@ -199,6 +199,24 @@ def test_gps_layer_equals_pygs_gpsconv_and_chunked_attention_equals_one_padded_b
         torch.testing.assert_close(models.attention_by_size(ours.attention, x, batch.batch, batch.num_graphs, chunk), padded)
 
 
+def test_recomputing_gps_attention_in_the_backward_pass_changes_no_gradient_and_no_random_draw():
+    graphs = random_molecules(9)
+    batch = Batch.from_data_list(graphs)
+    x, e = torch.randn(batch.num_nodes, 8), torch.randn(batch.num_edges, 8)
+    results = []
+    for recompute in (False, True):
+        torch.manual_seed(5)
+        layer = models.GPSLayer(8, heads=2, activation="gelu", dropout=0.1, attention_dropout=0.5, chunk=2).train()
+        layer.recompute = recompute
+        inputs = x.clone().requires_grad_()
+        h, edges = layer(inputs, batch.edge_index, e, batch.batch, batch.num_graphs)
+        (h.square().sum() + edges.square().sum()).backward()
+        results.append((inputs.grad, [p.grad for p in layer.parameters()], torch.get_rng_state()))
+    (kept, kept_params, kept_rng), (recomputed, recomputed_params, recomputed_rng) = results
+    assert torch.equal(kept, recomputed) and torch.equal(kept_rng, recomputed_rng)  # bit for bit: same masks
+    assert all(torch.equal(a, b) for a, b in zip(kept_params, recomputed_params))
+
+
 def test_laplacian_encoding_holds_the_smallest_eigenpairs_and_pads_small_graphs():
     graphs = random_molecules(6)
     for graph, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):

@@ -10,6 +10,7 @@ import torch
 from ogb.graphproppred.mol_encoder import AtomEncoder, BondEncoder
 from torch import nn
 from torch.nn import functional as F
+from torch.utils.checkpoint import checkpoint
 from torch_geometric.nn import GCNConv, GINEConv, global_mean_pool
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.utils import scatter, to_dense_batch
@@ -248,9 +249,12 @@ def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: 
 
 
 def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: torch.Tensor, graphs: int,
-                      chunk: int = 16) -> torch.Tensor:
+                      chunk: int = 16, recompute: bool = True) -> torch.Tensor:
     """Full self-attention within each graph of a batch, computed on chunks of graphs of similar size so
-    that little of the work goes to padding (``chunk=graphs`` is PyG's one dense, padded batch)."""
+    that little of the work goes to padding (``chunk=graphs`` is PyG's one dense, padded batch). With
+    ``recompute``, training keeps only each chunk's input and recomputes its attention in the backward pass
+    (the same dropout masks: the random state is restored), instead of holding every chunk's
+    [graphs, heads, nodes, nodes] weights and masks for it."""
     sizes = torch.bincount(batch, minlength=graphs)
     starts = torch.cumsum(sizes, 0) - sizes
     out = torch.empty_like(h)
@@ -260,7 +264,11 @@ def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: 
         rows = torch.arange(int(n.sum()), device=h.device) + offsets  # the group's nodes, graph by graph
         local = torch.repeat_interleave(torch.arange(len(group), device=h.device), n)
         dense, mask = to_dense_batch(h[rows], local)
-        out[rows] = self_attention(attention, dense, mask)[mask]
+        if recompute and attention.training and torch.is_grad_enabled():
+            attended = checkpoint(self_attention, attention, dense, mask, use_reentrant=False)
+        else:
+            attended = self_attention(attention, dense, mask)
+        out[rows] = attended[mask]
     return out
 
 
@@ -276,12 +284,12 @@ class GPSLayer(nn.Module):
         self.norm_local, self.norm_global, self.norm_out = (nn.BatchNorm1d(dim) for _ in range(3))
         self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), ACTIVATIONS[activation](), Dropout(dropout),
                                 nn.Linear(2 * dim, dim), Dropout(dropout))
-        self.dropout, self.chunk = dropout, chunk
+        self.dropout, self.chunk, self.recompute = dropout, chunk, True
 
     def forward(self, x, edge_index, edge_attr, batch, graphs):
         h_local, e = self.local(x, edge_index, edge_attr)
         h_local = self.norm_local(h_local + x)
-        h_global = attention_by_size(self.attention, x, batch, graphs, self.chunk)
+        h_global = attention_by_size(self.attention, x, batch, graphs, self.chunk, self.recompute)
         h_global = self.norm_global(dropout(h_global, self.dropout, self.training) + x)
         h = h_local + h_global
         return self.norm_out(h + self.ff(h)), e
