@@ -232,9 +232,11 @@ class Dropout(nn.Module):
         return dropout(x, self.p, self.training)
 
 
-def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: torch.Tensor,
+                   keep: torch.Tensor | None = None) -> torch.Tensor:
     """``attention(dense, dense, dense, key_padding_mask=~mask)``, its weights' dropout in training drawn by
-    ``dropout`` (with ``bernoulli_``, that [graphs, heads, nodes, nodes] mask took over a third of a GPS step)."""
+    ``dropout`` (with ``bernoulli_``, that [graphs, heads, nodes, nodes] mask took over a third of a GPS step),
+    or given as ``keep``, the weights it keeps (``attention_keep`` draws it)."""
     p = attention.dropout if attention.training else 0.0
     if p == 0.0:
         return attention(dense, dense, dense, key_padding_mask=~mask, need_weights=False)[0]
@@ -244,17 +246,23 @@ def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: 
                for t in F.linear(dense, attention.in_proj_weight, attention.in_proj_bias).chunk(3, dim=-1))
     scores = (q @ k.transpose(-2, -1)) * (dim // heads) ** -0.5
     weights = scores.masked_fill(~mask[:, None, None, :], float("-inf")).softmax(dim=-1)
-    weights = dropout(weights, p, True)
-    return attention.out_proj((weights @ v).transpose(1, 2).reshape(graphs, nodes, dim))
+    keep = attention_keep(attention, dense) if keep is None else keep
+    return attention.out_proj((weights * keep / (1.0 - p) @ v).transpose(1, 2).reshape(graphs, nodes, dim))
+
+
+def attention_keep(attention: nn.MultiheadAttention, dense: torch.Tensor) -> torch.Tensor:
+    """The attention weights dropout keeps, [graphs, heads, nodes, nodes], drawn as ``dropout`` draws them."""
+    graphs, nodes, _ = dense.shape
+    return torch.rand(graphs, attention.num_heads, nodes, nodes, dtype=dense.dtype, device=dense.device) >= attention.dropout
 
 
 def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: torch.Tensor, graphs: int,
                       chunk: int = 16, recompute: bool = True) -> torch.Tensor:
     """Full self-attention within each graph of a batch, computed on chunks of graphs of similar size so
     that little of the work goes to padding (``chunk=graphs`` is PyG's one dense, padded batch). With
-    ``recompute``, training keeps only each chunk's input and recomputes its attention in the backward pass
-    (the same dropout masks: the random state is restored), instead of holding every chunk's
-    [graphs, heads, nodes, nodes] weights and masks for it."""
+    ``recompute``, training keeps only each chunk's input and its dropout mask (bytes) and recomputes the
+    attention in the backward pass, instead of holding every chunk's [graphs, heads, nodes, nodes] weights
+    in floats for it."""
     sizes = torch.bincount(batch, minlength=graphs)
     starts = torch.cumsum(sizes, 0) - sizes
     out = torch.empty_like(h)
@@ -264,8 +272,10 @@ def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: 
         rows = torch.arange(int(n.sum()), device=h.device) + offsets  # the group's nodes, graph by graph
         local = torch.repeat_interleave(torch.arange(len(group), device=h.device), n)
         dense, mask = to_dense_batch(h[rows], local)
-        if recompute and attention.training and torch.is_grad_enabled():
-            attended = checkpoint(self_attention, attention, dense, mask, use_reentrant=False)
+        if recompute and attention.training and attention.dropout > 0.0 and torch.is_grad_enabled():
+            keep = attention_keep(attention, dense)  # drawn once, kept as bytes: the recomputation reuses it
+            attended = checkpoint(self_attention, attention, dense, mask, keep, use_reentrant=False,
+                                  preserve_rng_state=False)
         else:
             attended = self_attention(attention, dense, mask)
         out[rows] = attended[mask]
