@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import numpy as np
 import pytest
 import torch
 
@@ -124,3 +127,13 @@ def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them()
     gcn = gmnn[(gmnn.model == "GCN") & (gmnn.dataset == "cora")]
     assert sorted(gcn["with"]) == ["gmnn_epochs, gmnn_loops, gmnn_tau", "–"]
     assert (gcn.status == "no standard record of this kind").all()
+
+
+def test_peak_growth_sees_memory_held_during_the_work_and_none_when_there_is_none():
+    def hold_200_mb() -> None:
+        block = np.ones(200 * 2**20, dtype=np.uint8)  # touched, so resident
+        time.sleep(0.05)
+        del block
+
+    assert 190 < bench.peak_growth_mb(hold_200_mb) < 260
+    assert bench.peak_growth_mb(lambda: time.sleep(0.05)) < 20

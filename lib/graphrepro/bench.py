@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ import pandas as pd
 
 from graphrepro import chapters, experiments, paths, store
 from graphrepro.grid import batches, run_batch
+from graphrepro.train import release_freed_memory
 
 
 def seconds_per_run(experiment: experiments.Experiment, configs: list[dict[str, Any]], label: str,
@@ -49,6 +51,29 @@ def compare_seconds(label: str, baseline: tuple[str, Callable[[], Any]], ours: t
             times[name].append(time.perf_counter() - start)
     median = {name: sorted(t[1:])[len(t[1:]) // 2] for name, t in times.items()}
     return {"run": label, **{f"s, {name}": m for name, m in median.items()}, "speedup": median[baseline[0]] / median[ours[0]]}
+
+
+def peak_growth_mb(work: Callable[[], Any]) -> float:
+    """How far this process's resident memory rose above its level before ``work`` (MB, sampled every 5 ms),
+    the heap's freed pages handed back first."""
+    def resident() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    release_freed_memory()
+    base, peak, done = resident(), [0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.005):
+            peak[0] = max(peak[0], resident())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        work()
+    finally:
+        done.set()
+        sampler.join()
+    return max(peak[0], resident()) / 2**20 - base / 2**20
 
 
 def member_settings(size: int) -> list[dict[str, Any]]:

@@ -502,28 +502,37 @@ def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]
         grid("GPS", gps_configs(params))]
 
 
-def bench(seeds: int) -> list[dict[str, Any]]:
-    """GPS's attention on one padded batch (PyG's ``GPSConv``) against chunks of similar size, one training
-    pass over 600 graphs in batches of 200; then seconds per run of each tuned model, two epochs on 512 graphs."""
+def gps_training_pass(graphs: list[Any], chunk: int = 16, recompute: bool = True) -> None:
+    """One GPS training pass (forward and backward) over ``graphs`` in batches of 200, attention on chunks of
+    ``chunk`` graphs, recomputed in the backward pass or kept."""
     import torch
     from torch.nn import functional as F
     from torch_geometric.loader import DataLoader
 
-    from graphrepro.bench import compare_seconds, seconds_per_run
+    torch.manual_seed(0)
+    model = lrgb.build(lrgb.make_config(lrgb.GPS, "tuned", 0))
+    for layer in model.layers:
+        layer.chunk, layer.recompute = chunk, recompute
+    for batch in DataLoader(graphs, batch_size=200):
+        F.binary_cross_entropy_with_logits(model(batch), batch.y).backward()
 
-    gps = lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8)
-    graphs = lrgb.prepare(gps)["train"]
 
-    def one_pass(chunk: int) -> None:
-        torch.manual_seed(0)
-        model = lrgb.build(gps)
-        for layer in model.layers:
-            layer.chunk = chunk
-        for batch in DataLoader(graphs, batch_size=200):
-            F.binary_cross_entropy_with_logits(model(batch), batch.y).backward()
+def bench(seeds: int) -> list[dict[str, Any]]:
+    """GPS's attention on one padded batch (PyG's ``GPSConv``) against chunks of similar size, and kept
+    against recomputed in the backward pass (seconds, and each way's peak memory in a fresh process), one
+    training pass over 600 graphs in batches of 200; then seconds per run of each tuned model, two epochs
+    on 512 graphs."""
+    from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run
 
-    rows = [compare_seconds("GPS, 600 graphs, forward and backward", ("one padded batch (GPSConv)", lambda: one_pass(200)),
-                            ("chunks of 16 graphs", lambda: one_pass(16)), repeats=1)]
+    graphs = lrgb.prepare(lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8))["train"]
+    rows = [compare_seconds("GPS, 600 graphs, forward and backward",
+                            ("one padded batch (GPSConv)", lambda: gps_training_pass(graphs, 200, recompute=False)),
+                            ("chunks of 16 graphs", lambda: gps_training_pass(graphs, 16, recompute=False)), repeats=1),
+            compare_seconds("GPS, 600 graphs, chunks of 16", ("attention kept", lambda: gps_training_pass(graphs, recompute=False)),
+                            ("recomputed", lambda: gps_training_pass(graphs, recompute=True)), repeats=1),
+            {"run": "GPS, 600 graphs, chunks of 16: memory growth",
+             **{f"MB, {name}": peak_growth_mb(lambda: gps_training_pass(graphs, recompute=recompute))
+                for name, recompute in (("attention kept", False), ("recomputed", True))}}]
     return rows + [seconds_per_run(lrgb.EXPERIMENT, [lrgb.make_config(m, "tuned", s, epochs=2, train_graphs=512, eval_graphs=256)
                                                      for s in range(seeds)], f"{m} tuned, 2 epochs, 512 graphs")
                    for m in MODELS + (lrgb.GPS,)]
