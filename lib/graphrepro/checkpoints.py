@@ -46,8 +46,7 @@ def read_verified(path: Path) -> bytes | None:
     """The checkpoint's bytes when they match their pinned sha256; otherwise None, and an unpinned or
     mismatching file is removed so that nothing loads it later."""
     pin = _pin_path(path)
-    if path.parent.is_dir():
-        paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
+    paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
     if not path.exists():
         return None
     data = path.read_bytes()

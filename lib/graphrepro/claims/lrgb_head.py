@@ -519,7 +519,7 @@ def gps_training_pass(graphs: list[Any], chunk: int = 16, recompute: bool = True
 
 def bench(seeds: int) -> list[dict[str, Any]]:
     """GPS's attention on one padded batch (PyG's ``GPSConv``) against chunks of similar size, and kept
-    against recomputed in the backward pass (seconds, and each way's peak memory in a fresh process), one
+    against recomputed in the backward pass (seconds, and how far each raises resident memory), one
     training pass over 600 graphs in batches of 200; then seconds per run of each tuned model, two epochs
     on 512 graphs."""
     from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run
