@@ -325,3 +325,24 @@ def test_a_runs_recorded_time_is_at_least_its_curves_seconds(isolated_store):
                                          "config": c, "metrics": {"test_ap": 0.3}, "wall_s": wall_s, "artefacts": {"curve": digest}})
     _, runs = ch4.chapter_records(params)
     assert sorted(runs.wall_s) == [150.0, 500.0]
+
+
+def test_claims_are_decided_from_the_records_against_the_tolerance():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0)
+    test_ap = {("GCN", "LRGB, linear head"): (0.500, 0.520), ("GCN", "LRGB, 2-layer head"): (0.530, 0.530),
+               ("GCN", "tuned"): (0.600, 0.590), ("GINE", "LRGB, linear head"): (0.450, 0.450),
+               ("GINE", "LRGB, 2-layer head"): (0.455, 0.455), ("GINE", "tuned"): (0.585, 0.585),
+               ("GPS", "tuned"): (0.600, 0.600), ("GPS", "tuned, linear head"): (0.592, 0.592)}
+    runs = pd.DataFrame([{**(c := ch4.config(params, model, stage, seed)), "key": ch4.key(c), "test_ap": ap[seed]}
+                         for (model, stage), ap in test_ap.items() for seed in (0, 1)])
+    decided = {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in ch4.claim_verdicts("smoke", runs, params)}
+    # GCN's head gains 2.0 points on the mean of two seeds; GINE's 0.5 is within the tolerance: no improvement
+    assert decided["GCN: the 2-layer head alone improves on LRGB's linear head"] == ("holds", "53.0 vs 51.0")
+    assert decided["GINE: the 2-layer head alone improves on LRGB's linear head"][0] == "does not hold"
+    # tuned GCN 59.5 is within 1 of GPS's 60.0; tuned GINE 58.5 is not
+    assert decided["GCN: tuned matches or beats tuned GPS"] == ("holds", "tuned 59.5 vs GPS 60.0")
+    assert decided["GINE: tuned matches or beats tuned GPS"][0] == "does not hold"
+    assert decided["GPS is insensitive to the head: linear and 2-layer heads within 1"] == ("holds", "2-layer 60.0 vs linear 59.2")
+    without_linear_gps = runs[~runs.key.isin([ch4.key(ch4.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
+    last = ch4.claim_verdicts("smoke", without_linear_gps, params)[-1]
+    assert last["verdict"] == "not run"  # a missing cell decides nothing
