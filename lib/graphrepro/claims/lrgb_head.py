@@ -480,7 +480,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     for model in params["models"]:
         linear, two, tuned = (mean(model, s) for s in HEAD_STAGES)
         rows.append(claim_row(CHAPTER, f"{model}: the 2-layer head alone improves on LRGB's linear head "
-                              f"(by more than {tol:g}){at}",
+                              f"by more than {tol:g}{at}",
                               None if math.isnan(linear + two) else bool(two > linear + tol), f"{two:.1f} vs {linear:.1f}"))
         rows.append(claim_row(CHAPTER, f"{model}: tuned matches or beats tuned GPS (within {tol:g}){at}",
                               None if math.isnan(tuned + gps) else bool(tuned >= gps - tol), f"tuned {tuned:.1f} vs GPS {gps:.1f}"))
