@@ -266,13 +266,15 @@ def test_findings_quote_the_tables_the_page_shows():
     params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"])
     means = {("GCN", "LRGB, linear head"): 50.0, ("GCN", "LRGB, 2-layer head"): 53.5, ("GCN", "tuned"): 60.0,
              ("GCN", "tuned without RWSE"): 58.0, ("GINE", "LRGB, linear head"): 45.0, ("GINE", "LRGB, 2-layer head"): 44.0,
-             ("GINE", "tuned"): 61.0, ("GPS", "tuned"): 59.0}
+             ("GINE", "tuned"): 61.0, ("GPS", "tuned"): 59.0, ("GPS", "tuned, linear head"): 59.5}
     long = pd.DataFrame([{"model": m, "stage": s, "mean": v} for (m, s), v in means.items()])
     order = pd.DataFrame({"settled": ["yes", "no: a | b"]}, index=pd.Index(["GCN", "GINE"], name="model"))
     found = ch4.finding_numbers(long, order, params)
     assert found["ch4_head_gains"] == "GCN +3.5, GINE -1.0"
     assert found["ch4_tuned_gains"] == "GCN +10.0, GINE +16.0"
     assert found["ch4_rwse_gains"] == "GCN +2.0"  # GINE has no run without RWSE
+    assert found["ch4_tuned_vs_head"] == "GCN +6.5, GINE +17.0"
+    assert found["ch4_gps_head"] == "-0.5"
     assert found["ch4_best_vs_gps"] == "GINE 61.0 against GPS 59.0"
     assert found["ch4_settled"] == "1 of 2"
     nothing = ch4.finding_numbers(long.iloc[:0], order.iloc[:0], params)

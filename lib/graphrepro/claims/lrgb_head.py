@@ -431,12 +431,15 @@ def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, A
     tuned = {m: means.get((m, "tuned"), math.nan) for m in params["models"]}
     tuned = {m: v for m, v in tuned.items() if not math.isnan(v)}
     gps = means.get((lrgb.GPS, "tuned"), math.nan)
+    gps_head = gps - means.get((lrgb.GPS, "tuned, linear head"), math.nan)
     best = max(tuned, key=tuned.get) if tuned else None
     settled = int(order.settled.eq("yes").sum()) if len(order) else 0
     return {
         "ch4_head_gains": gains("LRGB, 2-layer head", "LRGB, linear head"),
         "ch4_tuned_gains": gains("tuned", "LRGB, linear head"),
         "ch4_rwse_gains": gains("tuned", "tuned without RWSE"),
+        "ch4_tuned_vs_head": gains("tuned", "LRGB, 2-layer head"),
+        "ch4_gps_head": "not run yet" if math.isnan(gps_head) else f"{gps_head:+.1f}",
         "ch4_best_vs_gps": (f"{best} {tuned[best]:.1f} against GPS {gps:.1f}" if best and not math.isnan(gps)
                             else "not run yet"),
         "ch4_settled": f"{settled} of {len(order)}" if len(order) else "not run yet",
