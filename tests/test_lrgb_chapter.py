@@ -348,3 +348,19 @@ def test_claims_are_decided_from_the_records_against_the_tolerance():
     without_linear_gps = runs[~runs.key.isin([ch4.key(ch4.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
     last = ch4.claim_verdicts("smoke", without_linear_gps, params)[-1]
     assert last["verdict"] == "not run"  # a missing cell decides nothing
+
+
+@pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])
+def test_training_returns_freed_heap_pages_after_every_gps_batch_and_every_tenth_otherwise(
+        tmp_path, monkeypatch, model, base, releases):
+    monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
+    graphs = random_molecules(30)
+    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):
+        g.eigvecs, g.eigvals = pe[:, :10], pe[:, 10:]
+    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False)):
+        g.rwse = pe
+    calls = []
+    monkeypatch.setattr(lrgb, "release_freed_memory", lambda: calls.append(1) or True)
+    config = lrgb.make_config(model, base, 0, epochs=1, batch_size=2, warmup_epochs=0.5)
+    lrgb.train_run({"train": graphs[:24], "val": graphs[24:27], "test": graphs[27:]}, config, torch.device("cpu"), "cadence")
+    assert len(calls) == releases  # 12 training batches: GPS after each, GCN after the tenth
