@@ -169,7 +169,7 @@ RELEASE_EVERY = 10  # batches between returning freed heap pages to the system (
 
 def release_every(model: str) -> int:
     """Batches between returning freed heap pages: every batch for GPS, whose process otherwise grew by about a
-    gigabyte a batch between releases (its attention chunks are blocks of 1-32 MB, kept in the heap) in a step
+    gigabyte a batch between releases (most likely its attention chunks: blocks of 1-32 MB, which glibc serves from its heap) in a step
     of about 11 s (returning it every batch costs about 10%); ``RELEASE_EVERY`` for the others, whose steps are
     far shorter."""
     return 1 if model == GPS else RELEASE_EVERY
