@@ -237,7 +237,7 @@ def test_gps_fits_the_budget_and_runs_only_tuned():
         lrgb.make_config("GPS", "lrgb", 0)
     graphs = random_molecules(4)
     for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):
-        g.eigvecs, g.eigvals = pe[:, :10], pe[:, 10:]
+        g.eigvecs, g.eigvals = pe[:, :lrgb.LAPPE_FREQUENCIES], pe[:, lrgb.LAPPE_FREQUENCIES:]
     net = lrgb.build(lrgb.make_config("GPS", "tuned", 0))
     assert net(Batch.from_data_list(graphs)).shape == (4, 10)
 
@@ -355,12 +355,12 @@ def test_training_returns_freed_heap_pages_after_every_gps_batch_and_every_tenth
         tmp_path, monkeypatch, model, base, releases):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
     graphs = random_molecules(30)
-    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False)):
-        g.eigvecs, g.eigvals = pe[:, :10], pe[:, 10:]
-    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False)):
+    config = lrgb.make_config(model, base, 0, epochs=1, batch_size=2, warmup_epochs=0.5)
+    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False) if config.get("lappe") else []):
+        g.eigvecs, g.eigvals = pe[:, :lrgb.LAPPE_FREQUENCIES], pe[:, lrgb.LAPPE_FREQUENCIES:]
+    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False) if config["rwse"] else []):
         g.rwse = pe
     calls = []
     monkeypatch.setattr(lrgb, "release_freed_memory", lambda: calls.append(1) or True)
-    config = lrgb.make_config(model, base, 0, epochs=1, batch_size=2, warmup_epochs=0.5)
     lrgb.train_run({"train": graphs[:24], "val": graphs[24:27], "test": graphs[27:]}, config, torch.device("cpu"), "cadence")
     assert len(calls) == releases  # 12 training batches: GPS after each, GCN after the tenth

@@ -418,20 +418,30 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataF
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 
+def stage_means(table: pd.DataFrame) -> pd.Series:
+    """``main_table``'s mean test AP per (model, stage); read with ``stage_mean``."""
+    return table.set_index(["model", "stage"])["mean"]
+
+
+def stage_mean(means: pd.Series, model: str, stage: str) -> float:
+    """One model's mean at one stage (NaN when no record has it)."""
+    return float(means.get((model, stage), math.nan))
+
+
 def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text: from the paper-vs-ours table (``main_table``)
     and the order of the stages (``order_table``) the page shows."""
-    means = long.set_index(["model", "stage"])["mean"]
+    means = stage_means(long)
 
     def gains(better: str, worse: str) -> str:
-        pairs = [(m, means.get((m, better), math.nan) - means.get((m, worse), math.nan)) for m in params["models"]]
+        pairs = [(m, stage_mean(means, m, better) - stage_mean(means, m, worse)) for m in params["models"]]
         known = [f"{m} {g:+.1f}" for m, g in pairs if not math.isnan(g)]
         return ", ".join(known) or "not run yet"
 
-    tuned = {m: means.get((m, "tuned"), math.nan) for m in params["models"]}
+    tuned = {m: stage_mean(means, m, "tuned") for m in params["models"]}
     tuned = {m: v for m, v in tuned.items() if not math.isnan(v)}
-    gps = means.get((lrgb.GPS, "tuned"), math.nan)
-    gps_head = gps - means.get((lrgb.GPS, "tuned, linear head"), math.nan)
+    gps = stage_mean(means, lrgb.GPS, "tuned")
+    gps_head = gps - stage_mean(means, lrgb.GPS, "tuned, linear head")
     best = max(tuned, key=tuned.get) if tuned else None
     settled = int(order.settled.eq("yes").sum()) if len(order) else 0
     return {
@@ -461,11 +471,11 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
 def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: what a 2-layer prediction head adds to LRGB's linear one."""
     runs = recorded_runs(params) if runs is None else runs
-    long = main_table(runs, params).set_index(["model", "stage"])["mean"]
+    means = stage_means(main_table(runs, params))
     linear, two = HEAD_STAGES[0], HEAD_STAGES[1]
-    gains = {model: (long.get((model, two), math.nan) - long.get((model, linear), math.nan),
-                     f"{model}: test AP {long.get((model, linear), math.nan):.1f} with LRGB's linear head, "
-                     f"{long.get((model, two), math.nan):.1f} with a 2-layer head") for model in params["models"]}
+    gains = {model: (stage_mean(means, model, two) - stage_mean(means, model, linear),
+                     f"{model}: test AP {stage_mean(means, model, linear):.1f} with LRGB's linear head, "
+                     f"{stage_mean(means, model, two):.1f} with a 2-layer head") for model in params["models"]}
     return report.headline_row(CHAPTER, "an under-tuned head", "paper-vs-ours", gains)
 
 
@@ -474,14 +484,10 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     params = chapters.resolve(CHAPTER, profile) if params is None else params
     runs = recorded_runs(params) if runs is None else runs
     tol, rows, at = params["tolerance"], [], f" (at {params['epochs']} epochs)" if params["epochs"] else ""
-    long = main_table(runs, params).set_index(["model", "stage"])
-
-    def mean(model: str, stage: str) -> float:
-        return float(long.loc[(model, stage), "mean"]) if (model, stage) in long.index else math.nan
-
-    gps, gps_linear = mean(lrgb.GPS, "tuned"), mean(lrgb.GPS, "tuned, linear head")
+    means = stage_means(main_table(runs, params))
+    gps, gps_linear = stage_mean(means, lrgb.GPS, "tuned"), stage_mean(means, lrgb.GPS, "tuned, linear head")
     for model in params["models"]:
-        linear, two, tuned = (mean(model, s) for s in HEAD_STAGES)
+        linear, two, tuned = (stage_mean(means, model, s) for s in HEAD_STAGES)
         rows.append(claim_row(CHAPTER, f"{model}: the 2-layer head alone improves on LRGB's linear head "
                               f"by more than {tol:g}{at}",
                               None if math.isnan(linear + two) else bool(two > linear + tol), f"{two:.1f} vs {linear:.1f}"))

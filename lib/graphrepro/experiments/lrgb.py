@@ -164,15 +164,12 @@ def lr_factor(t: float, config: dict[str, Any]) -> float:
     return max(0.0, 0.5 * (1.0 + math.cos(math.pi * (t - warmup) / max(1e-9, total - warmup))))
 
 
-RELEASE_EVERY = 10  # batches between returning freed heap pages to the system (no measurable cost at 10)
-
-
 def release_every(model: str) -> int:
     """Batches between returning freed heap pages: every batch for GPS, whose process otherwise grew by about a
     gigabyte a batch between releases (most likely its attention chunks: blocks of 1-32 MB, which glibc serves from its heap) in a step
-    of about 11 s (returning it every batch costs about 10%); ``RELEASE_EVERY`` for the others, whose steps are
-    far shorter."""
-    return 1 if model == GPS else RELEASE_EVERY
+    of about 11 s (returning it every batch costs about 10%); every tenth for the others, whose steps are far
+    shorter (no measurable cost at 10)."""
+    return 1 if model == GPS else 10
 
 
 def checkpoint_dir(key: str) -> Path:
