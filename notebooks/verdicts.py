@@ -19,7 +19,8 @@
 # *reproduced* when our mean lies within the stated tolerance of it (in points unless it says otherwise);
 # *not reproduced* says by how much it differs; *unavailable* says why the data cannot be had here; *not
 # run* means the records are missing. A claim *holds* when our records support it and *does not hold*
-# when they contradict it. Each row links to the chapter table that computed it.
+# when they contradict it; it is *not decided* while our runs are shorter than the paper's (the row gives
+# the epochs they had and which way they lean). Each row links to the chapter table that computed it.
 
 # %% tags=["parameters"]
 profile = "standard"

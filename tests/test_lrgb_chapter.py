@@ -268,7 +268,8 @@ def test_findings_quote_the_tables_the_page_shows():
              ("GCN", "tuned without RWSE"): 58.0, ("GINE", "LRGB, linear head"): 45.0, ("GINE", "LRGB, 2-layer head"): 44.0,
              ("GINE", "tuned"): 61.0, ("GPS", "tuned"): 59.0, ("GPS", "tuned, linear head"): 59.5}
     long = pd.DataFrame([{"model": m, "stage": s, "mean": v} for (m, s), v in means.items()])
-    order = pd.DataFrame({"settled": ["yes", "no: a | b"]}, index=pd.Index(["GCN", "GINE"], name="model"))
+    order = pd.DataFrame({"settled": ["yes", "no: a | b", "not decided (8 of 500 epochs); the same order"]},
+                         index=pd.Index(["GCN", "GINE", "GatedGCN"], name="model"))
     found = ch4.finding_numbers(long, order, params)
     assert found["ch4_head_gains"] == "GCN +3.5, GINE -1.0"
     assert found["ch4_tuned_gains"] == "GCN +10.0, GINE +16.0"
@@ -276,7 +277,9 @@ def test_findings_quote_the_tables_the_page_shows():
     assert found["ch4_tuned_vs_head"] == "GCN +6.5, GINE +17.0"
     assert found["ch4_gps_head"] == "-0.5"
     assert found["ch4_best_vs_gps"] == "GINE 61.0 against GPS 59.0"
-    assert found["ch4_settled"] == "1 of 2"
+    assert found["ch4_settled"] == "1 of 2 model(s) trained for the papers' epochs"  # GatedGCN's 8 epochs decide nothing
+    short = ch4.finding_numbers(long, order.iloc[2:], params)["ch4_settled"]
+    assert short.startswith("no model: every budget so far is shorter")
     nothing = ch4.finding_numbers(long.iloc[:0], order.iloc[:0], params)
     assert set(nothing.values()) == {"not run yet"}
 
@@ -329,25 +332,69 @@ def test_a_runs_recorded_time_is_at_least_its_curves_seconds(isolated_store):
     assert sorted(runs.wall_s) == [150.0, 500.0]
 
 
-def test_claims_are_decided_from_the_records_against_the_tolerance():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0)
-    test_ap = {("GCN", "LRGB, linear head"): (0.500, 0.520), ("GCN", "LRGB, 2-layer head"): (0.530, 0.530),
+HAND_MADE_AP = {("GCN", "LRGB, linear head"): (0.500, 0.520), ("GCN", "LRGB, 2-layer head"): (0.530, 0.530),
                ("GCN", "tuned"): (0.600, 0.590), ("GINE", "LRGB, linear head"): (0.450, 0.450),
                ("GINE", "LRGB, 2-layer head"): (0.455, 0.455), ("GINE", "tuned"): (0.585, 0.585),
                ("GPS", "tuned"): (0.600, 0.600), ("GPS", "tuned, linear head"): (0.592, 0.592)}
-    runs = pd.DataFrame([{**(c := ch4.config(params, model, stage, seed)), "key": ch4.key(c), "test_ap": ap[seed]}
-                         for (model, stage), ap in test_ap.items() for seed in (0, 1)])
-    decided = {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in ch4.claim_verdicts("smoke", runs, params)}
+
+
+def hand_made_runs(params: dict, cells: dict = HAND_MADE_AP) -> pd.DataFrame:
+    """Records of ``cells`` (test AP per seed) under ``params``, as the chapter's tables read them."""
+    return pd.DataFrame([{**(c := ch4.config(params, model, stage, seed)), "key": ch4.key(c), "test_ap": ap[seed]}
+                         for (model, stage), ap in cells.items() for seed in (0, 1)])
+
+
+def decided(params: dict, runs: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    return {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in ch4.claim_verdicts("smoke", runs, params)}
+
+
+def test_the_order_of_the_stages_is_judged_over_the_last_fifth_of_the_papers_budget():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"])
+    rows = [{"model": "GCN", "stage": stage, "seed": 0, "epochs": epochs, "epoch": e, "val AP": ap(e)}
+            for epochs in (2, 500) for stage, ap in (("LRGB, linear head", lambda e: 40.0), ("LRGB, 2-layer head", lambda e: 30.0 + e / 10))
+            for e in range(1, epochs + 1)]
+    curve = pd.DataFrame(rows)
+    short = ch4.order_table(curve[curve.epochs == 2], params)
+    assert short.loc["GCN", "settled"] == "not decided (2 of 500 epochs); the same order"
+    full = ch4.order_table(curve, params)  # the head overtakes at epoch 101, before the last 100 epochs
+    assert full.loc["GCN", "epochs"] == "401–500" and full.loc["GCN", "settled"] == "yes"
+    assert full.loc["GCN", "order at the last epoch"] == "LRGB, 2-layer head > LRGB, linear head"
+    late = curve.assign(**{"val AP": np.where((curve.stage == "LRGB, linear head") & (curve.epoch > 450), 99.0, curve["val AP"])})
+    assert ch4.order_table(late, params).loc["GCN", "settled"].startswith("no: ")
+
+
+def test_claims_are_decided_from_the_records_against_the_tolerance():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0, epochs=0)
+    runs = hand_made_runs(params)
+    verdicts = decided(params, runs)
     # GCN's head gains 2.0 points on the mean of two seeds; GINE's 0.5 is within the tolerance: no improvement
-    assert decided["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("holds", "53.0 vs 51.0")
-    assert decided["GINE: the 2-layer head alone improves on LRGB's linear head by more than 1"][0] == "does not hold"
+    assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("holds", "53.0 vs 51.0 (500 epochs)")
+    assert verdicts["GINE: the 2-layer head alone improves on LRGB's linear head by more than 1"][0] == "does not hold"
     # tuned GCN 59.5 is within 1 of GPS's 60.0; tuned GINE 58.5 is not
-    assert decided["GCN: tuned matches or beats tuned GPS"] == ("holds", "tuned 59.5 vs GPS 60.0")
-    assert decided["GINE: tuned matches or beats tuned GPS"][0] == "does not hold"
-    assert decided["GPS is insensitive to the head: linear and 2-layer heads within 1"] == ("holds", "2-layer 60.0 vs linear 59.2")
+    assert verdicts["GCN: tuned matches or beats tuned GPS"] == ("holds", "tuned 59.5 vs GPS 60.0 (250 epochs)")
+    assert verdicts["GINE: tuned matches or beats tuned GPS"][0] == "does not hold"
+    assert verdicts["GPS is insensitive to the head: linear and 2-layer heads within 1"] == ("holds", "2-layer 60.0 vs linear 59.2 (250 epochs)")
     without_linear_gps = runs[~runs.key.isin([ch4.key(ch4.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
     last = ch4.claim_verdicts("smoke", without_linear_gps, params)[-1]
     assert last["verdict"] == "not run"  # a missing cell decides nothing
+
+
+def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budget_is_recorded():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0)  # 2 epochs
+    short = hand_made_runs(params)
+    verdicts = decided(params, short)
+    assert {v for v, _ in verdicts.values()} == {"not decided (2 of 500 epochs)", "not decided (2 of 250 epochs)"}
+    assert verdicts["GINE: tuned matches or beats tuned GPS"] == (
+        "not decided (2 of 250 epochs)", "tuned 58.5 vs GPS 60.0; at 2 epochs it would not hold")
+    # GCN's head cells at the papers' 500 epochs (where the head loses) decide that claim, and only that one
+    full = hand_made_runs(ch4.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.58, 0.6)})
+    verdicts = decided(params, pd.concat([short, full]))
+    assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
+    assert verdicts["GCN: tuned matches or beats tuned GPS"][0] == "not decided (2 of 250 epochs)"
+    table = ch4.budget_table(pd.concat([short, full]), params)
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "papers' epochs"] == "59.0 ± 1.4"
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"
+    assert table.loc[("GCN", "tuned"), "papers' budget"] == "0 of 2 recorded"
 
 
 @pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])

@@ -95,7 +95,7 @@ def test_the_verdicts_page_words_follow_the_rows():
                            report.claim_row("c", "z", False, ""), report.claim_row("d", "w", None, "")])
     summary = report.chapter_summary(cells, claims)
     assert summary.overall.to_dict() == {"a": "partly", "b": "reproduced", "c": "not reproduced", "d": "not run"}
-    assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not run or unavailable"] == "1"
+    assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not run, unavailable or not decided"] == "1"
     table = report.cells_table(cells).data
     assert 'href="a.html#a-x"' in table and "not reproduced (differs by +3.0)" in table and "within ±2" in table
     assert 'href="d.html#d-verdicts"' in report.claims_table(claims).data

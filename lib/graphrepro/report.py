@@ -143,9 +143,14 @@ def verdict(ours: float, paper: float, tolerance: float, runs: int = 0) -> str:
     return REPRODUCED if abs(gap) <= tolerance else f"differs by {gap:+.1f}"
 
 
-def claim_row(chapter: str, claim: str, holds: bool | None, evidence: str) -> dict[str, str]:
-    """One row of a verdict table: the claim, whether our records support it, and the numbers behind it."""
+def claim_row(chapter: str, claim: str, holds: bool | None, evidence: str,
+              budget: tuple[int, int] | None = None) -> dict[str, str]:
+    """One row of a verdict table: the claim, whether our records support it, and the numbers behind it; with
+    ``budget`` (epochs run, the paper's epochs) shorter than the paper's, 'not decided' and what it leans to."""
     word = "not run" if holds is None else ("holds" if holds else "does not hold")
+    if holds is not None and budget is not None and budget[0] < budget[1]:
+        word = f"not decided ({budget[0]} of {budget[1]} epochs)"
+        evidence = f"{evidence}; at {budget[0]} epochs it would {'hold' if holds else 'not hold'}"
     return {"chapter": chapter, "claim": claim, "verdict": word, "evidence": evidence, "where": anchor(chapter, "verdicts")}
 
 
@@ -223,7 +228,7 @@ def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
         word = "not run" if not total else REPRODUCED if good == total else "partly" if good else "not reproduced"
         rows.append({"chapter": chapter, "paper numbers reproduced": f"{int((judged.verdict == REPRODUCED).sum())} of {len(judged)}",
                      "claims that hold": f"{int((decided.verdict == 'holds').sum())} of {len(decided)}",
-                     "not run or unavailable": str(len(mine) - len(judged) + len(said) - len(decided)), "overall": word})
+                     "not run, unavailable or not decided": str(len(mine) - len(judged) + len(said) - len(decided)), "overall": word})
     return pd.DataFrame(rows).set_index("chapter")
 
 

@@ -139,6 +139,27 @@ def long_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     return [config(params, model, s, 0, epochs=params["long_epochs"]) for s in stages]
 
 
+def paper_epochs(model: str, stage: str) -> int:
+    """The epochs the papers trained a stage for (LRGB's configurations 500, the tuned ones 250)."""
+    base = "tuned" if model == lrgb.GPS else STAGES[stage][0]
+    return lrgb.BASES[base]["epochs"]
+
+
+def full_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` at the papers' epochs (the same graphs and seeds)."""
+    return {**params, "epochs": 0}
+
+
+def full_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The head ablation's and tuned GPS's runs at the papers' epochs, when the profile trains fewer: read where
+    recorded, never trained by the page (`train lrgb-head --profile paper` trains them)."""
+    if not params["epochs"]:
+        return []
+    full = full_params(params)
+    cells = [(m, s) for m in params["models"] for s in HEAD_STAGES] + ([(lrgb.GPS, "tuned")] if params["gps"] else [])
+    return [config(full, m, s, seed) for m, s in cells for seed in range(params["seeds"])]
+
+
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 4 run."""
     return lrgb.EXPERIMENT.key(config)
@@ -337,7 +358,7 @@ def stage_of(config: dict[str, Any]) -> str:
 
 def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | None = None) -> plt.Figure:
     """Validation AP per epoch: each stage's mean over seeds at the profile's budget, per model; the longer pair
-    dashed, chance AP (× 100) dotted."""
+    dashed, the papers' budget dash-dotted, chance AP (× 100) dotted."""
     fig, axes = plt.subplots(1, max(1, len(params["models"])), figsize=(7.2, 2.8), sharey=True, squeeze=False)
     palette = dict(zip(STAGES, sns.color_palette()))
     for ax, model in zip(axes[0], params["models"]):
@@ -345,8 +366,9 @@ def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | No
         for (stage, epochs), group in part.groupby(["stage", "epochs"]):
             mean = group.groupby("epoch")["val AP"].mean()
             longer = bool(params["long_epochs"]) and epochs == params["long_epochs"] != params["epochs"]
-            ax.plot(mean.index, mean.values, color=palette.get(stage, "grey"), ls="--" if longer else "-",
-                    label=f"{stage}{' (longer)' if longer else ''}")
+            papers = bool(params["epochs"]) and epochs > max(params["epochs"], params["long_epochs"])
+            ax.plot(mean.index, mean.values, color=palette.get(stage, "grey"), ls="--" if longer else "-." if papers else "-",
+                    label=f"{stage}{' (longer)' if longer else ' (papers’ epochs)' if papers else ''}")
         _chance_line(ax, chance)
         ax.set_title(model)
         ax.set_xlabel("epoch")
@@ -359,38 +381,28 @@ def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | No
     return fig
 
 
-def order_table(curve: pd.DataFrame, params: dict[str, Any], last: int = 3) -> pd.DataFrame:
-    """Per model, the order of the stages by mean validation AP at each of the last ``last`` epochs of the
-    profile's budget: 'settled' when it is the same at all of them."""
+def order_table(curve: pd.DataFrame, params: dict[str, Any], window: float = 0.2) -> pd.DataFrame:
+    """Per model, the order of the stages by mean validation AP at each epoch of the last ``window`` of its
+    budget (the papers' epochs where every stage has them, else the profile's): 'settled' when it is the same
+    at all of them, 'not decided' when the budget is shorter than the papers'."""
     rows = []
-    budget = curve[curve.epochs == (params["epochs"] or curve.epochs.max())] if len(curve) else curve
     for model in params["models"]:
-        part = budget[budget.model == model]
+        part = curve[curve.model == model] if len(curve) else curve
+        planned = max(paper_epochs(model, s) for s in STAGES)
+        full = part[part.epochs == planned]
+        part = full if len(full) and full.stage.nunique() == part.stage.nunique() else part[part.epochs == (params["epochs"] or planned)]
         if not len(part) or part.stage.nunique() < 2:
             continue
         final = int(part.epoch.max())
-        orders = []
-        for epoch in range(max(1, final - last + 1), final + 1):
-            means = part[part.epoch == epoch].groupby("stage")["val AP"].mean().sort_values(ascending=False)
-            orders.append(" > ".join(means.index))
-        rows.append({"model": model, "epochs": f"{max(1, final - last + 1)}–{final}", "order at the last epoch": orders[-1],
-                     "settled": "yes" if len(set(orders)) == 1 else "no: " + " | ".join(dict.fromkeys(orders))})
+        first = max(1, final - max(2, math.ceil(window * final)) + 1)
+        orders = [" > ".join(part[part.epoch == e].groupby("stage")["val AP"].mean().sort_values(ascending=False).index)
+                  for e in range(first, final + 1)]
+        same_order = len(set(orders)) == 1
+        word = "yes" if same_order else "no: " + " | ".join(dict.fromkeys(orders))
+        if final < planned:
+            word = f"not decided ({final} of {planned} epochs); " + ("the same order" if same_order else "the order changes")
+        rows.append({"model": model, "epochs": f"{first}–{final}", "order at the last epoch": orders[-1], "settled": word})
     return pd.DataFrame(rows).set_index("model") if rows else pd.DataFrame()
-
-
-def long_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """The longer GCN pair beside the same pair at the profile's budget (seed 0): does the gap hold?"""
-    model, stages = LONG_PAIR
-    rows = []
-    for epochs in dict.fromkeys([params["epochs"], params["long_epochs"]]):
-        if not epochs:
-            continue
-        cells = {s: _subset(runs, [config(params, model, s, 0, epochs=epochs)]) for s in stages}
-        values = {s: 100 * float(c.test_ap.iloc[0]) if len(c) else math.nan for s, c in cells.items()}
-        rows.append({"epochs": epochs, **{f"{s}": f"{v:.1f}" if not math.isnan(v) else "–" for s, v in values.items()},
-                     "gain of the 2-layer head": f"{values[stages[1]] - values[stages[0]]:+.1f}"
-                     if not any(math.isnan(v) for v in values.values()) else "–"})
-    return pd.DataFrame(rows).set_index("epochs") if rows else pd.DataFrame()
 
 
 def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -443,7 +455,9 @@ def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, A
     gps = stage_mean(means, lrgb.GPS, "tuned")
     gps_head = gps - stage_mean(means, lrgb.GPS, "tuned, linear head")
     best = max(tuned, key=tuned.get) if tuned else None
-    settled = int(order.settled.eq("yes").sum()) if len(order) else 0
+    decided = order.settled[~order.settled.str.startswith("not decided")] if len(order) else pd.Series(dtype=str)
+    settled = (f"{int(decided.eq('yes').sum())} of {len(decided)} model(s) trained for the papers' epochs" if len(decided)
+               else "no model: every budget so far is shorter than the papers', so the order is not decided")
     return {
         "ch4_head_gains": gains("LRGB, 2-layer head", "LRGB, linear head"),
         "ch4_tuned_gains": gains("tuned", "LRGB, linear head"),
@@ -452,13 +466,50 @@ def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, A
         "ch4_gps_head": "not run yet" if math.isnan(gps_head) else f"{gps_head:+.1f}",
         "ch4_best_vs_gps": (f"{best} {tuned[best]:.1f} against GPS {gps:.1f}" if best and not math.isnan(gps)
                             else "not run yet"),
-        "ch4_settled": f"{settled} of {len(order)}" if len(order) else "not run yet",
+        "ch4_settled": settled if len(order) else "not run yet",
     }
 
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
-    """The records its tables and verdicts read (nothing is trained)."""
-    return chapter_records(params)[1]
+    """The records its tables and verdicts read, the papers' budget's included (nothing is trained)."""
+    return all_runs(chapter_records(params)[1], full_runs(params))
+
+
+def all_runs(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Records of several reads as one frame, each run once."""
+    frames = tuple(f for f in frames if len(f))
+    return pd.concat(frames).drop_duplicates("key") if frames else pd.DataFrame()
+
+
+def full_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The recorded runs of ``full_configs`` (nothing is trained)."""
+    keys = {key(c) for c in full_configs(params)} if available() else set()
+    return store.to_frame([r for r in store.records(CHAPTER) if r["key"] in keys and store.is_current(r)])
+
+
+def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Per model and stage, test AP × 100 at the profile's epochs, the longer pair's (seed 0) and the papers'
+    (LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
+    full, rows = full_params(params), []
+    for model, stage in _rows(params):
+        if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
+            continue
+        planned = [config(full, model, stage, seed) for seed in range(params["seeds"])]
+        done = _subset(runs, planned)
+        epochs = [int(r.epochs_run) for r in done.itertuples()] if "epochs_run" in done else []
+        progress = [lrgb.epochs_checkpointed(key(c)) for c in planned if key(c) not in set(done.get("key", []))]
+        status = f"{len(done)} of {len(planned)} recorded" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        if any(progress):
+            status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
+        row = {"model": model, "stage": stage,
+               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*_cell(runs, params, model, stage)[:2])}
+        if params["long_epochs"] and model == LONG_PAIR[0] and stage in LONG_PAIR[1]:
+            cell = _subset(runs, [config(params, model, stage, 0, epochs=params["long_epochs"])])
+            row[f"{params['long_epochs']} epochs (seed 0)"] = f"{100 * cell.test_ap.iloc[0]:.1f}" if len(cell) else "–"
+        row |= {"papers' epochs": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
+                "papers' budget": status}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()
 
 
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
@@ -483,19 +534,29 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
     """The chapter's claims, decided from the records (nothing is trained here)."""
     params = chapters.resolve(CHAPTER, profile) if params is None else params
     runs = recorded_runs(params) if runs is None else runs
-    tol, rows, at = params["tolerance"], [], f" (at {params['epochs']} epochs)" if params["epochs"] else ""
-    means = stage_means(main_table(runs, params))
-    gps, gps_linear = stage_mean(means, lrgb.GPS, "tuned"), stage_mean(means, lrgb.GPS, "tuned, linear head")
+    tol, rows = params["tolerance"], []
+    short, full = stage_means(main_table(runs, params)), stage_means(main_table(runs, full_params(params)))
+
+    def decide(claim: str, cells: list[tuple[str, str]], rule: Callable[..., bool], evidence: str) -> dict[str, str]:
+        """The claim from the papers'-budget records where every cell has them, else from the profile's."""
+        epochs = max(paper_epochs(m, s) for m, s in cells)
+        values = [stage_mean(full, m, s) for m, s in cells]
+        budget = (epochs, epochs)
+        if any(math.isnan(v) for v in values):
+            values, budget = [stage_mean(short, m, s) for m, s in cells], (params["epochs"] or epochs, epochs)
+        holds = None if any(math.isnan(v) for v in values) else bool(rule(*values))
+        settled = f" ({epochs} epochs)" if budget[0] == epochs else ""
+        return claim_row(CHAPTER, claim, holds, evidence.format(*values) + settled, budget)
+
+    gps = (lrgb.GPS, "tuned")
     for model in params["models"]:
-        linear, two, tuned = (stage_mean(means, model, s) for s in HEAD_STAGES)
-        rows.append(claim_row(CHAPTER, f"{model}: the 2-layer head alone improves on LRGB's linear head "
-                              f"by more than {tol:g}{at}",
-                              None if math.isnan(linear + two) else bool(two > linear + tol), f"{two:.1f} vs {linear:.1f}"))
-        rows.append(claim_row(CHAPTER, f"{model}: tuned matches or beats tuned GPS (within {tol:g}){at}",
-                              None if math.isnan(tuned + gps) else bool(tuned >= gps - tol), f"tuned {tuned:.1f} vs GPS {gps:.1f}"))
-    rows.append(claim_row(CHAPTER, f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}{at}",
-                          None if math.isnan(gps + gps_linear) else bool(abs(gps - gps_linear) <= tol),
-                          f"2-layer {gps:.1f} vs linear {gps_linear:.1f}"))
+        linear, two, tuned = ((model, s) for s in HEAD_STAGES)
+        rows.append(decide(f"{model}: the 2-layer head alone improves on LRGB's linear head by more than {tol:g}",
+                           [two, linear], lambda a, b: a > b + tol, "{:.1f} vs {:.1f}"))
+        rows.append(decide(f"{model}: tuned matches or beats tuned GPS (within {tol:g})",
+                           [tuned, gps], lambda a, b: a >= b - tol, "tuned {:.1f} vs GPS {:.1f}"))
+    rows.append(decide(f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}",
+                       [gps, (lrgb.GPS, "tuned, linear head")], lambda a, b: abs(a - b) <= tol, "2-layer {:.1f} vs linear {:.1f}"))
     return rows
 
 

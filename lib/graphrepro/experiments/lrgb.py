@@ -192,6 +192,12 @@ def load_checkpoint(folder: Path) -> dict[str, Any] | None:
     return torch.load(io.BytesIO(data), weights_only=True)
 
 
+def epochs_checkpointed(key: str) -> int:
+    """Epochs a run not yet recorded has finished in this machine's checkpoint (0 when it has none)."""
+    state = load_checkpoint(checkpoint_dir(key))
+    return 0 if state is None else len(state["curve"]["val_ap"])
+
+
 def _evaluate(model: PeptideModel, graphs: list[Data], device: torch.device) -> tuple[float, float]:
     """(AP, mean BCE loss) on a split."""
     model.eval()
