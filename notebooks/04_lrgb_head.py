@@ -27,6 +27,7 @@
 # %% tags=["parameters"]
 profile = "standard"
 device = None
+precision = None
 models = None
 gps = None
 seeds = None
@@ -51,7 +52,7 @@ from graphrepro.claims import lrgb_head as ch4
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
 params = chapters.resolve(
-    "lrgb-head", profile, device=device, models=models, gps=gps, seeds=seeds, epochs=epochs, long_epochs=long_epochs,
+    "lrgb-head", profile, device=device, precision=precision, models=models, gps=gps, seeds=seeds, epochs=epochs, long_epochs=long_epochs,
     train_graphs=train_graphs, eval_graphs=eval_graphs, tolerance=tolerance,
 )
 glue("ch4_tolerance", f"{params['tolerance']:g}", display=False)

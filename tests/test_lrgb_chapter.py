@@ -401,13 +401,68 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
 def test_training_returns_freed_heap_pages_after_every_gps_batch_and_every_tenth_otherwise(
         tmp_path, monkeypatch, model, base, releases):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
-    graphs = random_molecules(30)
     config = lrgb.make_config(model, base, 0, epochs=1, batch_size=2, warmup_epochs=0.5)
-    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False) if config.get("lappe") else []):
-        g.eigvecs, g.eigvals = pe[:, :lrgb.LAPPE_FREQUENCIES], pe[:, lrgb.LAPPE_FREQUENCIES:]
-    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False) if config["rwse"] else []):
-        g.rwse = pe
+    graphs = with_encodings(random_molecules(30), config)
     calls = []
     monkeypatch.setattr(lrgb, "release_freed_memory", lambda: calls.append(1) or True)
     lrgb.train_run({"train": graphs[:24], "val": graphs[24:27], "test": graphs[27:]}, config, torch.device("cpu"), "cadence")
     assert len(calls) == releases  # 12 training batches: GPS after each, GCN after the tenth
+
+
+def with_encodings(graphs: list[Data], config: dict) -> list[Data]:
+    """``graphs`` with the positional encodings ``config`` uses (LapPE's eigenpairs, RWSE), as the loader adds them."""
+    for g, pe in zip(graphs, lrgb.laplacian_pe(graphs, progress=False) if config.get("lappe") else []):
+        g.eigvecs, g.eigvals = pe[:, :lrgb.LAPPE_FREQUENCIES], pe[:, lrgb.LAPPE_FREQUENCIES:]
+    for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False) if config["rwse"] else []):
+        g.rwse = pe
+    return graphs
+
+
+def test_bfloat16_is_refused_up_front_on_a_cpu_without_it_and_nothing_is_written(isolated_store, monkeypatch, capsys):
+    from graphrepro import precision
+    from graphrepro.__main__ import main
+
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx2", "avx512f"})  # no amx_bf16, no avx512_bf16
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["train", "lrgb-head", "--profile", "smoke", "-p", "precision", "bfloat16"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no bfloat16 hardware" in err
+    assert not any(p.is_file() for p in isolated_store.rglob("*"))
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512f", "avx512_bf16"})
+    assert precision.cpu_bf16() == "avx512_bf16" and precision.unavailable("bfloat16") is None
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"amx_tile", "amx_bf16", "avx512_bf16"})
+    assert precision.cpu_bf16() == "amx"
+
+
+def test_float32_keeps_todays_keys_and_bfloat16_is_a_run_of_its_own():
+    params = chapters.resolve("lrgb-head", "standard")
+    assert params["precision"] == "float32"
+    today = lrgb.make_config("GCN", "lrgb", 0, train_graphs=0, eval_graphs=0, epochs=8)
+    assert ch4.key(ch4.config(params, "GCN", "LRGB, linear head", 0)) == ch4.key(today)
+    mixed = ch4.config({**params, "precision": "bfloat16"}, "GCN", "LRGB, linear head", 0)
+    assert mixed["precision"] == "bfloat16" and ch4.key(mixed) != ch4.key(today)
+
+
+@pytest.mark.parametrize("model,base", [("GCN", "tuned"), ("GINE", "tuned"), ("GatedGCN", "tuned"), ("GPS", "tuned"), ("GCN", "lrgb")])
+def test_a_bfloat16_forward_and_backward_stays_near_float32(model, base):
+    """Mixed precision gives the scores of fp32 to bf16's resolution and finite fp32 gradients; fp32 under the
+    policy is today's forward bit for bit."""
+    from graphrepro import precision
+
+    config = lrgb.make_config(model, base, 0)
+    batch = Batch.from_data_list(with_encodings(random_molecules(12), config))
+    torch.manual_seed(0)
+    net = lrgb.build(config).eval()
+    with torch.no_grad():
+        exact = net(batch)
+        with precision.autocast("float32", torch.device("cpu")):
+            assert torch.equal(net(batch), exact)
+        with precision.autocast("bfloat16", torch.device("cpu")):
+            mixed = net(batch).float()
+    assert (mixed - exact).abs().max() <= 0.05 * exact.abs().max() + 0.05
+    net.train()
+    with precision.autocast("bfloat16", torch.device("cpu")):
+        logits = net(batch)
+    torch.nn.functional.binary_cross_entropy_with_logits(logits.float(), batch.y).backward()
+    grads = [p.grad for p in net.parameters() if p.grad is not None]
+    assert grads and all(g.dtype == torch.float32 and torch.isfinite(g).all() for g in grads)

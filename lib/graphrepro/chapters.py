@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from graphrepro import paths
+from graphrepro import paths, precision
 
 PROFILES = ("smoke", "standard", "paper")
 
@@ -132,6 +132,9 @@ def _device_available(device: str) -> str | None:
 
 DEVICE = Param("device", str, "where to train: auto takes CUDA when present", same("auto"), ("auto", "cpu", "cuda"),
                available=_device_available)
+PRECISION = Param("precision", str, "float32, or bfloat16 mixed precision (matmuls and attention in bf16, weights, "
+                  "losses and metrics in fp32); part of a run's key when not float32", same(precision.FLOAT32),
+                  precision.CHOICES, available=precision.unavailable)
 
 
 @dataclass(frozen=True)

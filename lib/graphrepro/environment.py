@@ -8,7 +8,7 @@ from importlib import metadata
 
 import torch
 
-from graphrepro import paths
+from graphrepro import paths, precision
 
 PACKAGES = ("torch", "torch-geometric", "geoopt", "numpy", "scipy", "scikit-learn", "pandas", "pykeen")
 
@@ -64,6 +64,7 @@ def run_environment(device: torch.device) -> dict[str, object]:
         "device": device.type,
         "hardware": hardware(device),
         "cpu": cpu(),
+        "cpu_bf16": precision.cpu_bf16(),
         "threads": torch.get_num_threads(),
         "python": platform.python_version(),
         "packages": package_versions(),

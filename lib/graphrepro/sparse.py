@@ -9,6 +9,8 @@ import warnings
 
 import torch
 
+from graphrepro.precision import in_float32
+
 
 def sort_by_destination(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
     """The permutation that orders edges by (destination, source), the order ``csr_structure`` wants."""
@@ -82,7 +84,11 @@ class _BlockProduct(torch.autograd.Function):
 def block_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
     """Block-major weighted sums: ``values`` (blocks, entries) in CSR order, ``x`` (blocks, sources,
     channels) -> (blocks, destinations, channels); each block's sum uses only its own rows of ``x``."""
-    return _BlockProduct.apply(values, x, csr)
+    if values.dtype == x.dtype == torch.float32:
+        return _BlockProduct.apply(values, x, csr)
+    # torch's CSR product has no bf16 kernel on CPU: under mixed precision the sum stays in fp32
+    with torch.autocast(x.device.type, enabled=False):
+        return _BlockProduct.apply(*in_float32(values, x), csr)
 
 
 def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:

@@ -17,7 +17,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from graphrepro import chapters, report, store
-from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import lrgb
@@ -45,6 +45,7 @@ PAGE = Page(
     "Where did the gap go? A deeper head on Peptides-func",
     (
         DEVICE,
+        PRECISION,
         Param("models", str, "message-passing GNNs of the head ablation", same(list(MODELS)), MODELS, many=True),
         Param("gps", bool, "train GPS (tuned, with its 2-layer head and with a linear head) as the reference line",
               same(True)),
@@ -98,7 +99,8 @@ def config(params: dict[str, Any], model: str, stage: str, seed: int, epochs: in
     profile's reductions."""
     base, changes = ("tuned", GPS_STAGES[stage]) if model == lrgb.GPS else STAGES[stage]
     epochs = params["epochs"] if epochs is None else epochs
-    fields: dict[str, Any] = {**changes, "train_graphs": params["train_graphs"], "eval_graphs": params["eval_graphs"]}
+    fields: dict[str, Any] = {**changes, "train_graphs": params["train_graphs"], "eval_graphs": params["eval_graphs"],
+                              "precision": params["precision"]}
     if epochs:
         fields["epochs"] = epochs
         if base == "tuned":  # the same shape in fewer epochs: warm-up 2% of training, stepped every batch

@@ -18,7 +18,7 @@ from torch_geometric.loader import DataLoader
 from torch_geometric.transforms import AddRandomWalkPE
 from tqdm.auto import tqdm
 
-from graphrepro import checkpoints, paths
+from graphrepro import checkpoints, paths, precision
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import Experiment
 from graphrepro.metrics import multilabel_ap
@@ -66,9 +66,11 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
     shape = TUNED[model] if base == "tuned" else ORIGINAL[model]
     config = {"model": model, "base": base, **BASES[base], **shape, "train_graphs": 0, "eval_graphs": 0,
               "seed": seed}
-    unknown = set(overrides) - set(config)
+    unknown = set(overrides) - set(config) - {"precision"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
+    if overrides.get("precision", precision.FLOAT32) == precision.FLOAT32:  # float32 stays out of the key
+        overrides.pop("precision", None)
     return {**config, **overrides}
 
 
@@ -198,14 +200,15 @@ def epochs_checkpointed(key: str) -> int:
     return 0 if state is None else len(state["curve"]["val_ap"])
 
 
-def _evaluate(model: PeptideModel, graphs: list[Data], device: torch.device) -> tuple[float, float]:
-    """(AP, mean BCE loss) on a split."""
+def _evaluate(model: PeptideModel, graphs: list[Data], device: torch.device,
+              mixed: str = precision.FLOAT32) -> tuple[float, float]:
+    """(AP, mean BCE loss) on a split; the scores in fp32 whatever the precision of the forward pass."""
     model.eval()
     scores, labels = [], []
-    with torch.no_grad():
+    with torch.no_grad(), precision.autocast(mixed, device):
         for batch in DataLoader(graphs, batch_size=EVAL_BATCH):
             batch = batch.to(device)
-            scores.append(model(batch).cpu())
+            scores.append(model(batch).float().cpu())
             labels.append(batch.y.cpu())
     s, y = torch.cat(scores), torch.cat(labels)
     return multilabel_ap(y.numpy(), s.numpy()), float(F.binary_cross_entropy_with_logits(s, y))
@@ -216,6 +219,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
     """Train one config from its checkpoint (or from scratch), checkpointing after every epoch; the
     metrics and the per-epoch curve when it finishes, None when ``stop_after`` epochs ended it early."""
     seed_everything(config["seed"])
+    mixed = config.get("precision", precision.FLOAT32)
     model = build(config).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=config["lr"], weight_decay=0.0)
     plateau = (torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="min", **PLATEAU)
@@ -247,7 +251,9 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
                     group["lr"] = config["lr"] * lr_factor(t, config)
             batch = batch.to(device)
             opt.zero_grad()
-            loss = F.binary_cross_entropy_with_logits(model(batch), batch.y)
+            with precision.autocast(mixed, device):
+                logits = model(batch)
+            loss = F.binary_cross_entropy_with_logits(logits.float(), batch.y)
             loss.backward()
             if config["clip"]:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -257,8 +263,8 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
                 release_freed_memory()
         train_s = time.perf_counter() - start
         start = time.perf_counter()
-        val_ap, val_loss = _evaluate(model, data["val"], device)
-        test_ap, _ = _evaluate(model, data["test"], device)
+        val_ap, val_loss = _evaluate(model, data["val"], device, mixed)
+        test_ap, _ = _evaluate(model, data["test"], device, mixed)
         if plateau is not None:
             plateau.step(val_loss)
         for name, value in (("train_loss", float(np.mean(losses))), ("val_ap", val_ap), ("test_ap", test_ap),

@@ -278,7 +278,7 @@ def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: 
                                   preserve_rng_state=False)
         else:
             attended = self_attention(attention, dense, mask)
-        out[rows] = attended[mask]
+        out[rows] = attended[mask].to(out.dtype)  # bf16 attention into an fp32 batch under mixed precision
     return out
 
 

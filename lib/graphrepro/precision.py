@@ -1,0 +1,57 @@
+"""A run's numeric precision: ``float32``, or ``bfloat16`` mixed precision (matmuls and attention in bf16
+under autocast; master weights, optimiser state, losses and metrics in fp32) where the hardware has bf16."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # torch loads only when a run trains: the command line answers without it
+    import torch
+
+FLOAT32, BFLOAT16 = "float32", "bfloat16"
+CHOICES = (FLOAT32, BFLOAT16)
+
+
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags (``/proc/cpuinfo``; empty where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            line = next((line for line in fh if line.startswith("flags")), "")
+    except OSError:
+        return set()
+    return set(line.partition(":")[2].split())
+
+
+def cpu_bf16() -> str:
+    """The CPU's bfloat16 hardware: ``amx`` (Intel AMX), ``avx512_bf16`` (e.g. AMD Zen 4) or ``none``."""
+    flags = cpu_flags()
+    return "amx" if "amx_bf16" in flags else "avx512_bf16" if "avx512_bf16" in flags else "none"
+
+
+def unavailable(precision: str) -> str | None:
+    """Why ``precision`` cannot train here (None when it can)."""
+    import torch
+
+    if precision == BFLOAT16 and cpu_bf16() == "none" and not torch.cuda.is_available():
+        return ("this CPU has no bfloat16 hardware (neither AMX nor avx512_bf16) and torch sees no CUDA device; "
+                "use -p precision float32")
+    return None
+
+
+@contextlib.contextmanager
+def autocast(precision: str, device: torch.device) -> Iterator[None]:
+    """Mixed precision on ``device`` for ``bfloat16``; nothing changes for ``float32``."""
+    if precision == FLOAT32:
+        yield
+        return
+    import torch
+
+    with torch.autocast(device.type, dtype=torch.bfloat16):
+        yield
+
+
+def in_float32(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The tensors as float32 (``Tensor.float`` returns the same object when one already is)."""
+    return tuple(t.float() for t in tensors)
