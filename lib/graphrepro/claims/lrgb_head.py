@@ -575,37 +575,62 @@ def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]
         grid("GPS", gps_configs(params))]
 
 
-def gps_training_pass(graphs: list[Any], chunk: int = 16, recompute: bool = True) -> None:
-    """One GPS training pass (forward and backward) over ``graphs`` in batches of 200, attention on chunks of
-    ``chunk`` graphs, recomputed in the backward pass or kept."""
+def training_pass(config: dict[str, Any], graphs: list[Any], mixed: str = "float32", chunk: int = 16,
+                  recompute: bool = True) -> None:
+    """One training pass (forward and backward) of ``config``'s model over ``graphs`` in batches of 200 at
+    ``mixed`` precision; GPS's attention on chunks of ``chunk`` graphs, recomputed in the backward pass or kept."""
     import torch
     from torch.nn import functional as F
     from torch_geometric.loader import DataLoader
 
+    from graphrepro import precision
+
     torch.manual_seed(0)
-    model = lrgb.build(lrgb.make_config(lrgb.GPS, "tuned", 0))
-    for layer in model.layers:
+    model = lrgb.build(config)
+    for layer in model.layers if config["model"] == lrgb.GPS else ():
         layer.chunk, layer.recompute = chunk, recompute
     for batch in DataLoader(graphs, batch_size=200):
-        F.binary_cross_entropy_with_logits(model(batch), batch.y).backward()
+        with precision.autocast(mixed, torch.device("cpu")):
+            logits = model(batch)
+        F.binary_cross_entropy_with_logits(logits.float(), batch.y).backward()
+
+
+def precision_rows(graphs: int = 600) -> list[dict[str, Any]]:
+    """Seconds of a training pass over ``graphs`` real Peptides-func graphs in fp32 and in bf16 mixed precision,
+    alternated in one process, for each tuned model (none where this CPU has no bf16: the reason instead)."""
+    from graphrepro import precision
+    from graphrepro.bench import compare_seconds
+
+    reason = precision.unavailable(precision.BFLOAT16)
+    if reason:
+        return [{"run": "bf16 mixed precision", "not measured": reason}]
+    rows = []
+    for model in MODELS + (lrgb.GPS,):
+        config = lrgb.make_config(model, "tuned", 0, train_graphs=graphs, eval_graphs=8)
+        data = lrgb.prepare(config)["train"]
+        rows.append(compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
+                                    ("float32", lambda: training_pass(config, data)),
+                                    ("bfloat16", lambda: training_pass(config, data, precision.BFLOAT16)), repeats=1))
+    return rows
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:
     """GPS's attention on one padded batch (PyG's ``GPSConv``) against chunks of similar size, and kept
     against recomputed in the backward pass (seconds, and how far each raises resident memory), one
-    training pass over 600 graphs in batches of 200; then seconds per run of each tuned model, two epochs
-    on 512 graphs."""
+    training pass over 600 graphs in batches of 200; fp32 against bf16 for each tuned model
+    (``precision_rows``); then seconds per run of each tuned model, two epochs on 512 graphs."""
     from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run
 
-    graphs = lrgb.prepare(lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8))["train"]
+    gps = lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8)
+    graphs = lrgb.prepare(gps)["train"]
     rows = [compare_seconds("GPS, 600 graphs, forward and backward",
-                            ("one padded batch (GPSConv)", lambda: gps_training_pass(graphs, 200, recompute=False)),
-                            ("chunks of 16 graphs", lambda: gps_training_pass(graphs, 16, recompute=False)), repeats=1),
-            compare_seconds("GPS, 600 graphs, chunks of 16", ("attention kept", lambda: gps_training_pass(graphs, recompute=False)),
-                            ("recomputed", lambda: gps_training_pass(graphs, recompute=True)), repeats=1),
+                            ("one padded batch (GPSConv)", lambda: training_pass(gps, graphs, chunk=200, recompute=False)),
+                            ("chunks of 16 graphs", lambda: training_pass(gps, graphs, recompute=False)), repeats=1),
+            compare_seconds("GPS, 600 graphs, chunks of 16", ("attention kept", lambda: training_pass(gps, graphs, recompute=False)),
+                            ("recomputed", lambda: training_pass(gps, graphs)), repeats=1),
             {"run": "GPS, 600 graphs, chunks of 16: memory growth",
-             **{f"MB, {name}": peak_growth_mb(lambda: gps_training_pass(graphs, recompute=recompute))
+             **{f"MB, {name}": peak_growth_mb(lambda: training_pass(gps, graphs, recompute=recompute))
                 for name, recompute in (("attention kept", False), ("recomputed", True))}}]
-    return rows + [seconds_per_run(lrgb.EXPERIMENT, [lrgb.make_config(m, "tuned", s, epochs=2, train_graphs=512, eval_graphs=256)
+    return rows + precision_rows() + [seconds_per_run(lrgb.EXPERIMENT, [lrgb.make_config(m, "tuned", s, epochs=2, train_graphs=512, eval_graphs=256)
                                                      for s in range(seeds)], f"{m} tuned, 2 epochs, 512 graphs")
                    for m in MODELS + (lrgb.GPS,)]
