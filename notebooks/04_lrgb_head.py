@@ -178,6 +178,19 @@ ch4.budget_table(everything, params)
 # dash-dotted: the papers' epochs, where recorded; dotted: chance AP.
 # ```
 #
+# ## Mixed precision
+#
+# Both CPU kinds that build this book have bfloat16 hardware (AMX, avx512_bf16), and `-p precision bfloat16`
+# trains with matmuls and attention in bf16 (weights, losses and metrics in fp32). It may train the papers'-
+# budget runs only if the longer GCN pair, trained in both precisions with {glue:text}`ch4_fidelity_seeds`
+# seeds each, gives test AP within fp32's seed spread or the tolerance, whichever is larger. Until every run
+# of the check is recorded, those runs train in fp32.
+
+# %% tags=["hide-input"]
+glue("ch4_fidelity_seeds", str(ch4.FIDELITY_SEEDS), display=False)
+ch4.fidelity_table(ch4.all_runs(long_runs, ch4.fidelity_runs(params)), params)
+
+# %% [markdown]
 # ## Cost
 #
 # Graphs per second in training (`train /s`) and evaluation (`eval /s`) on one CPU thread (median over

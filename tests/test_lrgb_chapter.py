@@ -466,3 +466,20 @@ def test_a_bfloat16_forward_and_backward_stays_near_float32(model, base):
     torch.nn.functional.binary_cross_entropy_with_logits(logits.float(), batch.y).backward()
     grads = [p.grad for p in net.parameters() if p.grad is not None]
     assert grads and all(g.dtype == torch.float32 and torch.isfinite(g).all() for g in grads)
+
+
+def test_the_bf16_fidelity_check_compares_both_precisions_against_the_larger_of_spread_and_tolerance():
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], tolerance=1.0)  # the longer pair: 3 epochs
+    fp32 = hand_made_runs({**params, "epochs": params["long_epochs"]},
+                          {("GCN", "LRGB, linear head"): (0.40, 0.44), ("GCN", "LRGB, 2-layer head"): (0.58, 0.58)})
+    configs = ch4.fidelity_configs(params)
+    assert len(configs) == 8 and {c.get("precision", "float32") for c in configs} == {"float32", "bfloat16"}
+    assert {ch4.key(c) for c in configs} >= set(fp32.key)  # the fp32 half is the longer pair's own runs
+    mixed = hand_made_runs({**params, "epochs": params["long_epochs"], "precision": "bfloat16"},
+                           {("GCN", "LRGB, linear head"): (0.43, 0.45), ("GCN", "LRGB, 2-layer head"): (0.56, 0.57)})
+    table = ch4.fidelity_table(pd.concat([fp32, mixed]), params)
+    # linear head: +2.0 within fp32's spread of 2.8; 2-layer head: -1.5 beyond the 1-point tolerance (no spread)
+    assert table.loc["LRGB, linear head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["+2.0", "±2.8", "yes"]
+    assert table.loc["LRGB, 2-layer head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["-1.5", "±1.0", "no"]
+    partial = ch4.fidelity_table(pd.concat([fp32, mixed.iloc[:1]]), params)
+    assert partial.loc["LRGB, 2-layer head", "within"] == "not decided (2 + 0 of 4 runs recorded)"

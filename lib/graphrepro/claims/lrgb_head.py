@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from graphrepro import chapters, report, store
+from graphrepro import chapters, precision, report, store
 from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import dataset_status
@@ -38,6 +38,7 @@ HEAD_STAGES = ("LRGB, linear head", "LRGB, 2-layer head", "tuned")
 # GPS (the reference line): Tönshoff et al.'s tuned GPS with its own 2-layer head, and with a linear head
 GPS_STAGES: dict[str, dict[str, Any]] = {"tuned": {}, "tuned, linear head": {"head_layers": 1}}
 LONG_PAIR = ("GCN", ("LRGB, linear head", "LRGB, 2-layer head"))  # trained longer, to see if the order holds
+FIDELITY_SEEDS = 2  # seeds of each precision in the bf16 fidelity check
 
 PAGE = Page(
     CHAPTER,
@@ -483,10 +484,49 @@ def all_runs(*frames: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames).drop_duplicates("key") if frames else pd.DataFrame()
 
 
+def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """The store's current records of ``configs`` (nothing is trained)."""
+    keys = {key(c) for c in configs} if available() else set()
+    return store.to_frame([r for r in store.records(CHAPTER) if r["key"] in keys and store.is_current(r)])
+
+
 def full_runs(params: dict[str, Any]) -> pd.DataFrame:
     """The recorded runs of ``full_configs`` (nothing is trained)."""
-    keys = {key(c) for c in full_configs(params)} if available() else set()
-    return store.to_frame([r for r in store.records(CHAPTER) if r["key"] in keys and store.is_current(r)])
+    return _recorded(full_configs(params))
+
+
+def fidelity_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The longer GCN pair in fp32 and in bf16 mixed precision, ``FIDELITY_SEEDS`` seeds each: the check that
+    decides whether bf16 may train the papers'-budget runs."""
+    model, stages = LONG_PAIR
+    if not params["long_epochs"] or model not in params["models"]:
+        return []
+    return [config({**params, "precision": p}, model, s, seed, epochs=params["long_epochs"])
+            for p in precision.CHOICES for s in stages for seed in range(FIDELITY_SEEDS)]
+
+
+def fidelity_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The recorded runs of ``fidelity_configs`` (nothing is trained)."""
+    return _recorded(fidelity_configs(params))
+
+
+def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Per stage of the longer GCN pair, test AP × 100 in fp32 and in bf16 (mean ± std over seeds), their
+    difference, and whether it is within fp32's seed spread or the tolerance, whichever is larger."""
+    model, stages = LONG_PAIR
+    rows = []
+    for stage in stages if params["long_epochs"] else ():
+        cells = {p: mean_std(_subset(runs, [config({**params, "precision": p}, model, stage, seed, epochs=params["long_epochs"])
+                                            for seed in range(FIDELITY_SEEDS)]).get("test_ap", pd.Series(dtype=float)))
+                 for p in precision.CHOICES}
+        (fm, fs, fn), (bm, bs, bn) = cells[precision.FLOAT32], cells[precision.BFLOAT16]
+        allowed = max(params["tolerance"], 0.0 if math.isnan(fs) else fs)
+        complete = fn == bn == FIDELITY_SEEDS
+        rows.append({"stage": stage, "epochs": params["long_epochs"], "float32": fmt(fm, fs), "bfloat16": fmt(bm, bs),
+                     "bf16 − fp32": f"{bm - fm:+.1f}" if complete else "–", "allowed": f"±{allowed:.1f}",
+                     "within": ("yes" if abs(bm - fm) <= allowed else "no") if complete
+                     else f"not decided ({fn} + {bn} of {2 * FIDELITY_SEEDS} runs recorded)"})
+    return pd.DataFrame(rows).set_index("stage") if rows else pd.DataFrame()
 
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -564,13 +604,16 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
     """The chapter's runs for background training: the longer GCN pair first (its curve says whether the
-    budget settles the order), then each stage across models, cheapest first."""
+    budget settles the order), its bf16 fidelity check where the CPU has bf16, then each stage across
+    models, cheapest first."""
     main = main_configs(params)
 
     def grid(desc: str, configs: list[dict[str, Any]]) -> tuple[str, Callable[[], Any]]:
         return desc, lambda: run_grid(CHAPTER, lrgb.EXPERIMENT.name, configs, params["device"], desc=desc)
 
-    return [grid("GCN pair, trained longer", long_configs(params))] + [
+    fidelity = [grid("bf16 fidelity: the longer GCN pair in both precisions", fidelity_configs(params))] if (
+        precision.unavailable(precision.BFLOAT16) is None) else []
+    return [grid("GCN pair, trained longer", long_configs(params))] + fidelity + [
         grid(stage, [c for c in main if stage_of(c) == stage and c["model"] != lrgb.GPS]) for stage in STAGES] + [
         grid("GPS", gps_configs(params))]
 
