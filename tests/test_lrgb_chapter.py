@@ -392,9 +392,9 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
     assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
     assert verdicts["GCN: tuned matches or beats tuned GPS"][0] == "not decided (2 of 250 epochs)"
     table = ch4.budget_table(pd.concat([short, full]), params)
-    assert table.loc[("GCN", "LRGB, 2-layer head"), "papers' epochs"] == "59.0 ± 1.4"
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"
-    assert table.loc[("GCN", "tuned"), "papers' budget"] == "0 of 2 recorded"
+    assert table.loc[("GCN", "tuned"), "runs at 500/250"] == "0/2 recorded"
 
 
 @pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])
@@ -482,4 +482,4 @@ def test_the_bf16_fidelity_check_compares_both_precisions_against_the_larger_of_
     assert table.loc["LRGB, linear head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["+2.0", "±2.8", "yes"]
     assert table.loc["LRGB, 2-layer head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["-1.5", "±1.0", "no"]
     partial = ch4.fidelity_table(pd.concat([fp32, mixed.iloc[:1]]), params)
-    assert partial.loc["LRGB, 2-layer head", "within"] == "not decided (2 + 0 of 4 runs recorded)"
+    assert partial.loc["LRGB, 2-layer head", "within"] == "not decided (2 + 0 of 4 runs)"

@@ -50,8 +50,3 @@ def autocast(precision: str, device: torch.device) -> Iterator[None]:
 
     with torch.autocast(device.type, dtype=torch.bfloat16):
         yield
-
-
-def in_float32(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """The tensors as float32 (``Tensor.float`` returns the same object when one already is)."""
-    return tuple(t.float() for t in tensors)

@@ -9,8 +9,6 @@ import warnings
 
 import torch
 
-from graphrepro.precision import in_float32
-
 
 def sort_by_destination(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
     """The permutation that orders edges by (destination, source), the order ``csr_structure`` wants."""
@@ -81,14 +79,17 @@ class _BlockProduct(torch.autograd.Function):
         return grad_values, grad_x, None
 
 
+HALF = frozenset({torch.bfloat16, torch.float16})  # no CSR product kernel for these on CPU
+
+
 def block_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
     """Block-major weighted sums: ``values`` (blocks, entries) in CSR order, ``x`` (blocks, sources,
     channels) -> (blocks, destinations, channels); each block's sum uses only its own rows of ``x``."""
-    if values.dtype == x.dtype == torch.float32:
+    if not {values.dtype, x.dtype} & HALF:
         return _BlockProduct.apply(values, x, csr)
     # torch's CSR product has no bf16 kernel on CPU: under mixed precision the sum stays in fp32
     with torch.autocast(x.device.type, enabled=False):
-        return _BlockProduct.apply(*in_float32(values, x), csr)
+        return _BlockProduct.apply(values.float(), x.float(), csr)
 
 
 def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:

@@ -522,16 +522,16 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         (fm, fs, fn), (bm, bs, bn) = cells[precision.FLOAT32], cells[precision.BFLOAT16]
         allowed = max(params["tolerance"], 0.0 if math.isnan(fs) else fs)
         complete = fn == bn == FIDELITY_SEEDS
-        rows.append({"stage": stage, "epochs": params["long_epochs"], "float32": fmt(fm, fs), "bfloat16": fmt(bm, bs),
+        rows.append({"stage": stage, "float32": fmt(fm, fs), "bfloat16": fmt(bm, bs),
                      "bf16 − fp32": f"{bm - fm:+.1f}" if complete else "–", "allowed": f"±{allowed:.1f}",
                      "within": ("yes" if abs(bm - fm) <= allowed else "no") if complete
-                     else f"not decided ({fn} + {bn} of {2 * FIDELITY_SEEDS} runs recorded)"})
+                     else f"not decided ({fn} + {bn} of {2 * FIDELITY_SEEDS} runs)"})
     return pd.DataFrame(rows).set_index("stage") if rows else pd.DataFrame()
 
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per model and stage, test AP × 100 at the profile's epochs, the longer pair's (seed 0) and the papers'
-    (LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
+    (``500/250``: LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
     full, rows = full_params(params), []
     for model, stage in _rows(params):
         if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
@@ -540,16 +540,16 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         done = _subset(runs, planned)
         epochs = [int(r.epochs_run) for r in done.itertuples()] if "epochs_run" in done else []
         progress = [lrgb.epochs_checkpointed(key(c)) for c in planned if key(c) not in set(done.get("key", []))]
-        status = f"{len(done)} of {len(planned)} recorded" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        status = f"{len(done)}/{len(planned)} recorded" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
         if any(progress):
             status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*_cell(runs, params, model, stage)[:2])}
         if params["long_epochs"] and model == LONG_PAIR[0] and stage in LONG_PAIR[1]:
             cell = _subset(runs, [config(params, model, stage, 0, epochs=params["long_epochs"])])
-            row[f"{params['long_epochs']} epochs (seed 0)"] = f"{100 * cell.test_ap.iloc[0]:.1f}" if len(cell) else "–"
-        row |= {"papers' epochs": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
-                "papers' budget": status}
+            row[f"{params['long_epochs']}, seed 0"] = f"{100 * cell.test_ap.iloc[0]:.1f}" if len(cell) else "–"
+        row |= {"500/250": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
+                "runs at 500/250": status}
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()
 
