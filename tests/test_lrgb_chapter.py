@@ -394,7 +394,7 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
     table = ch4.budget_table(pd.concat([short, full]), params)
     assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"
-    assert table.loc[("GCN", "tuned"), "runs at 500/250"] == "0/2 recorded"
+    assert table.loc[("GCN", "tuned"), "recorded"] == "0/2"
 
 
 @pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])

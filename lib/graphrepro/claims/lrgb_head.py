@@ -540,7 +540,7 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         done = _subset(runs, planned)
         epochs = [int(r.epochs_run) for r in done.itertuples()] if "epochs_run" in done else []
         progress = [lrgb.epochs_checkpointed(key(c)) for c in planned if key(c) not in set(done.get("key", []))]
-        status = f"{len(done)}/{len(planned)} recorded" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        status = f"{len(done)}/{len(planned)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
         if any(progress):
             status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
         row = {"model": model, "stage": stage,
@@ -549,7 +549,7 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             cell = _subset(runs, [config(params, model, stage, 0, epochs=params["long_epochs"])])
             row[f"{params['long_epochs']}, seed 0"] = f"{100 * cell.test_ap.iloc[0]:.1f}" if len(cell) else "–"
         row |= {"500/250": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
-                "runs at 500/250": status}
+                "recorded": status}
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()
 
