@@ -157,7 +157,8 @@ report.glue_figure("ch4_heads", ch4.head_figure(long, params, chance))
 # more training could change the verdicts; a budget shorter than the papers' decides nothing. A GCN pair
 # trained longer shows whether the head's gain holds; runs at the papers' own epochs (LRGB's configurations
 # 500, tuned 250; `python -m graphrepro train lrgb-head --profile paper`) decide the claims once recorded.
-# The table gives each cell at every budget we have (`500/250`: the papers' epochs) beside the paper's number,
+# The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
+# (the 30-epoch GCN pair is in the fidelity table below),
 # and how many of the papers'-budget runs are recorded (and, while one trains here, its epochs so far).
 
 # %%

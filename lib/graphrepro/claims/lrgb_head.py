@@ -530,8 +530,7 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Per model and stage, test AP × 100 at the profile's epochs, the longer pair's (seed 0) and the papers'
-    (``500/250``: LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
+    """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
     full, rows = full_params(params), []
     for model, stage in _rows(params):
         if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
@@ -545,9 +544,6 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*_cell(runs, params, model, stage)[:2])}
-        if params["long_epochs"] and model == LONG_PAIR[0] and stage in LONG_PAIR[1]:
-            cell = _subset(runs, [config(params, model, stage, 0, epochs=params["long_epochs"])])
-            row[f"{params['long_epochs']}, seed 0"] = f"{100 * cell.test_ap.iloc[0]:.1f}" if len(cell) else "–"
         row |= {"500/250": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
                 "recorded": status}
         rows.append(row)
