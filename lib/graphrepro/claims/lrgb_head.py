@@ -530,7 +530,8 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500, tuned 250), the paper's number, and how far the papers'-budget runs have come."""
+    """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
+    tuned 250), the paper's number, and how far the papers'-budget runs have come."""
     full, rows = full_params(params), []
     for model, stage in _rows(params):
         if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
