@@ -137,3 +137,18 @@ def test_peak_growth_sees_memory_held_during_the_work_and_none_when_there_is_non
 
     assert 190 < bench.peak_growth_mb(hold_200_mb) < 260
     assert bench.peak_growth_mb(lambda: time.sleep(0.05)) < 20
+
+
+def test_compare_seconds_alternates_the_ways_and_gives_each_ones_speedup_over_the_first(monkeypatch):
+    """A fake clock that each way advances by its own cost: medians without the warm-up round, ratios to the first."""
+    clock, order = [0.0], []
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+
+    def way(name: str, cost: float):
+        return name, lambda: (order.append(name), clock.__setitem__(0, clock[0] + cost))
+
+    row = bench.compare_seconds("three ways", way("today", 6.0), way("fast", 3.0), way("bf16", 2.0), repeats=3)
+    assert order == ["today", "fast", "bf16"] * 4  # interleaved, the first round a warm-up
+    assert row == {"run": "three ways", "s, today": 6.0, "s, fast": 3.0, "s, bf16": 2.0,
+                   "speedup, fast": 2.0, "speedup, bf16": 3.0}
+    assert bench.compare_seconds("two", way("a", 4.0), way("b", 1.0), repeats=1)["speedup"] == 4.0

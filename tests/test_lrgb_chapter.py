@@ -483,3 +483,103 @@ def test_the_bf16_fidelity_check_compares_both_precisions_against_the_larger_of_
     assert table.loc["LRGB, 2-layer head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["-1.5", "±1.0", "no"]
     partial = ch4.fidelity_table(pd.concat([fp32, mixed.iloc[:1]]), params)
     assert partial.loc["LRGB, 2-layer head", "within"] == "not decided (2 + 0 of 4 runs)"
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_dropout_from_random_bits_keeps_each_element_with_the_stated_probability_and_its_mean(p):
+    """Every draw keeps elements at F.dropout's rate (bits: p rounded to 2^-15), in each of a 64-bit word's four
+    slots, independently of the neighbouring slot, and leaves the mean where it was."""
+    torch.manual_seed(0)
+    n = 400_000
+    keep = models.keep_mask((n,), p, torch.device("cpu"), "bits").float()
+    rate = 1.0 - round(p * 2**models.BITS) / 2**models.BITS
+    sigma = (rate * (1 - rate) / (n / 4)) ** 0.5
+    slots = keep.view(-1, 4).mean(0)
+    assert ((slots - rate).abs() < 5 * sigma).all()  # each slot of the word, not only their average
+    pairs = keep.view(-1, 2)
+    assert abs(float((pairs[:, 0] * pairs[:, 1]).mean()) - rate**2) < 5 * sigma
+    ones = torch.ones(n)
+    for draw in ("bernoulli", "uniform", "bits"):
+        out = models.dropout(ones, p, True, draw)
+        values = out.unique()
+        assert values[0] == 0.0 and len(values) == 2 and float(values[1]) == pytest.approx(1 / (1 - p), rel=1e-3)
+        assert abs(float(out.mean()) - 1.0) < 5 * (p / (1 - p) / n) ** 0.5
+    assert torch.equal(models.dropout(ones, p, False, "bits"), ones)
+
+
+def test_todays_dropout_draws_are_kept_bit_for_bit():
+    """The reference step's dropout modules draw exactly as nn.Dropout (bernoulli) and GPS's uniform draw did."""
+    x = torch.randn(64, 32)
+    torch.manual_seed(3)
+    expected = torch.nn.Dropout(0.1)(x)
+    torch.manual_seed(3)
+    assert torch.equal(models.Dropout(0.1, models.draw(False))(x), expected)
+    torch.manual_seed(3)
+    uniform = x * (torch.rand_like(x) >= 0.1) / 0.9
+    torch.manual_seed(3)
+    assert torch.equal(models.Dropout(0.1, models.draw(False, "uniform"))(x), uniform)
+    assert models.draw(True) == models.draw(True, "uniform") == "bits"
+
+
+@pytest.mark.parametrize("model", ["GatedGCN", "GPS"])
+def test_the_fast_step_computes_todays_function_without_dropout(model):
+    """With dropout off, the fast step (index_select gathers, index_add_ sums) gives today's scores and
+    gradients in fp32, to float rounding."""
+    outs = {}
+    for step in lrgb.STEPS:
+        config = lrgb.make_config(model, "tuned", 0, dropout=0.0, step=step,
+                                  **({"attention_dropout": 0.0} if model == "GPS" else {}))
+        batch = Batch.from_data_list(with_encodings(random_molecules(10), config))
+        torch.manual_seed(0)
+        net = lrgb.build(config).train()
+        logits = net(batch)
+        logits.sum().backward()
+        outs[step] = (logits.detach(), [p.grad for p in net.parameters()])
+    (ref, ref_grads), (fast, fast_grads) = outs["reference"], outs["fast"]
+    assert torch.allclose(fast, ref, atol=1e-5)
+    assert [f is None for f in fast_grads] == [r is None for r in ref_grads]
+    assert all(torch.allclose(f, r, atol=1e-5, rtol=1e-4) for f, r in zip(fast_grads, ref_grads) if r is not None)
+    assert "step" not in lrgb.make_config(model, "tuned", 0, step="reference")
+    assert "step" not in lrgb.make_config(model, "tuned", 0, step="fast", precision="bfloat16")  # implied
+    with pytest.raises(ValueError, match="unknown step"):
+        lrgb.make_config(model, "tuned", 0, step="faster")
+
+
+@pytest.fixture(scope="module")
+def peptides(tmp_path_factory):
+    """Real Peptides-func, processed once for the module (the test skips where the data cannot be had)."""
+    from graphrepro.data.registry import DataUnavailable
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("GRAPHREPRO_DATA", str(tmp_path_factory.mktemp("cache")))
+    try:
+        return lrgb.lrgb_data.load_peptides_func(progress=False)
+    except DataUnavailable as err:
+        pytest.skip(str(err))
+    finally:
+        patch.undo()
+
+
+@pytest.mark.parametrize("model,base", [("GCN", "lrgb"), ("GCN", "tuned"), ("GINE", "tuned"), ("GatedGCN", "tuned"), ("GPS", "tuned")])
+def test_the_bf16_step_stays_near_todays_fp32_step_on_real_peptides(model, base, peptides, monkeypatch):
+    """On a batch of 48 real Peptides-func molecules, with dropout off (the draws differ by design): bf16's fast
+    step gives fp32's scores within 5% of their range, and the whole gradient points the way fp32's does
+    (cosine above 0.99) within 10% of its norm."""
+    from graphrepro import precision
+
+    monkeypatch.setattr(lrgb.lrgb_data, "load_peptides_func", lambda progress=False: peptides)
+    runs = {}
+    for mixed in precision.CHOICES:
+        config = lrgb.make_config(model, base, 0, train_graphs=48, eval_graphs=8, dropout=0.0, precision=mixed,
+                                  **({"attention_dropout": 0.0} if model == "GPS" else {}))
+        batch = Batch.from_data_list(lrgb.prepare(config)["train"])
+        torch.manual_seed(0)
+        net = lrgb.build(config).train()
+        with precision.autocast(mixed, torch.device("cpu")):
+            logits = net(batch).float()
+        torch.nn.functional.binary_cross_entropy_with_logits(logits, batch.y).backward()
+        runs[mixed] = (logits.detach(), torch.cat([p.grad.flatten() for p in net.parameters() if p.grad is not None]))
+    (exact, exact_grad), (mixed, mixed_grad) = runs["float32"], runs["bfloat16"]
+    assert (mixed - exact).abs().max() <= 0.05 * (exact.max() - exact.min())
+    assert torch.nn.functional.cosine_similarity(mixed_grad, exact_grad, dim=0) > 0.99
+    assert abs(float(mixed_grad.norm() / exact_grad.norm()) - 1.0) < 0.1

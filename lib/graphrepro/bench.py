@@ -40,17 +40,20 @@ def seconds_per_run(experiment: experiments.Experiment, configs: list[dict[str, 
     }
 
 
-def compare_seconds(label: str, baseline: tuple[str, Callable[[], Any]], ours: tuple[str, Callable[[], Any]],
+def compare_seconds(label: str, baseline: tuple[str, Callable[[], Any]], *others: tuple[str, Callable[[], Any]],
                     repeats: int = 3) -> dict[str, Any]:
-    """Median seconds of two ways to compute the same thing, alternated in one process, and their ratio."""
-    times: dict[str, list[float]] = {baseline[0]: [], ours[0]: []}
+    """Median seconds of several ways to compute the same thing, alternated in one process, and each one's
+    speedup over ``baseline`` (``speedup`` when there is one other way, ``speedup, <name>`` for several)."""
+    ways = (baseline, *others)
+    times: dict[str, list[float]] = {name: [] for name, _ in ways}
     for _ in range(repeats + 1):  # the first round warms up and is not counted
-        for name, work in (baseline, ours):
+        for name, work in ways:
             start = time.perf_counter()
             work()
             times[name].append(time.perf_counter() - start)
     median = {name: sorted(t[1:])[len(t[1:]) // 2] for name, t in times.items()}
-    return {"run": label, **{f"s, {name}": m for name, m in median.items()}, "speedup": median[baseline[0]] / median[ours[0]]}
+    ratios = {("speedup" if len(others) == 1 else f"speedup, {name}"): median[baseline[0]] / median[name] for name, _ in others}
+    return {"run": label, **{f"s, {name}": m for name, m in median.items()}, **ratios}
 
 
 def peak_growth_mb(work: Callable[[], Any]) -> float:

@@ -615,50 +615,52 @@ def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]
         grid("GPS", gps_configs(params))]
 
 
-def training_pass(config: dict[str, Any], graphs: list[Any], mixed: str = "float32", chunk: int = 16,
-                  recompute: bool = True) -> None:
-    """One training pass (forward and backward) of ``config``'s model over ``graphs`` in batches of 200 at
-    ``mixed`` precision; GPS's attention on chunks of ``chunk`` graphs, recomputed in the backward pass or kept."""
+def training_pass(config: dict[str, Any], graphs: list[Any], chunk: int = 16, recompute: bool = True) -> None:
+    """One training pass (forward and backward) of ``config``'s model over ``graphs`` in batches of 200, at
+    the config's precision and step; GPS's attention on chunks of ``chunk`` graphs, recomputed in the backward
+    pass or kept."""
     import torch
     from torch.nn import functional as F
     from torch_geometric.loader import DataLoader
-
-    from graphrepro import precision
 
     torch.manual_seed(0)
     model = lrgb.build(config)
     for layer in model.layers if config["model"] == lrgb.GPS else ():
         layer.chunk, layer.recompute = chunk, recompute
     for batch in DataLoader(graphs, batch_size=200):
-        with precision.autocast(mixed, torch.device("cpu")):
+        with precision.autocast(config.get("precision", precision.FLOAT32), torch.device("cpu")):
             logits = model(batch)
         F.binary_cross_entropy_with_logits(logits.float(), batch.y).backward()
 
 
-def precision_rows(graphs: int = 600) -> list[dict[str, Any]]:
-    """Seconds of a training pass over ``graphs`` real Peptides-func graphs in fp32 and in bf16 mixed precision,
-    alternated in one process, for each tuned model (none where this CPU has no bf16: the reason instead)."""
-    from graphrepro import precision
+STEP_TARGETS = {"GCN": 3.0, "GatedGCN": 3.0, lrgb.GPS: 2.5}  # issue 30: bf16 against today's fp32 step
+
+
+def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
+    """Seconds of a training pass over ``graphs`` real Peptides-func graphs for each tuned model: today's fp32
+    step, the fast step in fp32 and in bf16 mixed precision (where this CPU has bf16), alternated in one
+    process, with each one's speedup over today's and the target for bf16's."""
     from graphrepro.bench import compare_seconds
 
     reason = precision.unavailable(precision.BFLOAT16)
-    if reason:
-        return [{"run": "bf16 mixed precision", "not measured": reason}]
     rows = []
     for model in MODELS + (lrgb.GPS,):
-        config = lrgb.make_config(model, "tuned", 0, train_graphs=graphs, eval_graphs=8)
-        data = lrgb.prepare(config)["train"]
-        rows.append(compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
-                                    ("float32", lambda: training_pass(config, data)),
-                                    ("bfloat16", lambda: training_pass(config, data, precision.BFLOAT16)), repeats=1))
+        base = lrgb.make_config(model, "tuned", 0, train_graphs=graphs, eval_graphs=8)
+        data = lrgb.prepare(base)["train"]
+        steps = {"fp32, today's step": base, "fp32, fast step": {**base, "step": "fast"}}
+        if reason is None:
+            steps["bf16, fast step"] = {**base, "precision": precision.BFLOAT16}
+        row = compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
+                              *((name, lambda c=c: training_pass(c, data)) for name, c in steps.items()), repeats=1)
+        rows.append({**row, "bf16 target": STEP_TARGETS.get(model, ""), **({"bf16": reason} if reason else {})})
     return rows
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:
     """GPS's attention on one padded batch (PyG's ``GPSConv``) against chunks of similar size, and kept
     against recomputed in the backward pass (seconds, and how far each raises resident memory), one
-    training pass over 600 graphs in batches of 200; fp32 against bf16 for each tuned model
-    (``precision_rows``); then seconds per run of each tuned model, two epochs on 512 graphs."""
+    training pass over 600 graphs in batches of 200; today's step against the fast one in fp32 and bf16 for
+    each tuned model (``step_rows``); then seconds per run of each tuned model, two epochs on 512 graphs."""
     from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run
 
     gps = lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8)
@@ -671,6 +673,6 @@ def bench(seeds: int) -> list[dict[str, Any]]:
             {"run": "GPS, 600 graphs, chunks of 16: memory growth",
              **{f"MB, {name}": peak_growth_mb(lambda: training_pass(gps, graphs, recompute=recompute))
                 for name, recompute in (("attention kept", False), ("recomputed", True))}}]
-    return rows + precision_rows() + [seconds_per_run(lrgb.EXPERIMENT, [lrgb.make_config(m, "tuned", s, epochs=2, train_graphs=512, eval_graphs=256)
+    return rows + step_rows() + [seconds_per_run(lrgb.EXPERIMENT, [lrgb.make_config(m, "tuned", s, epochs=2, train_graphs=512, eval_graphs=256)
                                                      for s in range(seeds)], f"{m} tuned, 2 epochs, 512 graphs")
                    for m in MODELS + (lrgb.GPS,)]

@@ -50,13 +50,16 @@ BASES: dict[str, dict[str, Any]] = {
               "epochs": 250, "schedule": "cosine", "warmup_epochs": 5.0, "schedule_per_batch": False, "clip": True,
               "residual": True, "batchnorm": False},
 }
+STEPS = ("reference", "fast")  # today's step (its records), and the fast one (models.lrgb.FAST says what changes)
 PLATEAU = {"factor": 0.5, "patience": 20, "min_lr": 1e-5}  # GraphGym's reduce_on_plateau, stepped on val loss
 EVAL_BATCH = 128  # evaluation batches do not change the scores (BatchNorm uses its running statistics); larger were slower
 
 
 def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str, Any]:
     """A run: the base configuration of ``model`` with ``overrides`` (``head_layers``, ``rwse``, ``epochs``,
-    ``train_graphs``/``eval_graphs`` to take the first graphs of each split, 0 for all)."""
+    ``train_graphs``/``eval_graphs`` to take the first graphs of each split, 0 for all; ``precision``; ``step``,
+    ``fast`` for the fast step (``FAST``) in fp32, which bf16 always takes). The defaults, float32 and today's
+    step, stay out of the key, so records made before either existed keep theirs."""
     if model not in MODELS + (GPS,):
         raise ValueError(f"unknown model {model!r}; choose from {MODELS + (GPS,)}")
     if model == GPS and base != "tuned":
@@ -66,12 +69,22 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
     shape = TUNED[model] if base == "tuned" else ORIGINAL[model]
     config = {"model": model, "base": base, **BASES[base], **shape, "train_graphs": 0, "eval_graphs": 0,
               "seed": seed}
-    unknown = set(overrides) - set(config) - {"precision"}
+    unknown = set(overrides) - set(config) - {"precision", "step"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
-    if overrides.get("precision", precision.FLOAT32) == precision.FLOAT32:  # float32 stays out of the key
+    if overrides.get("step", "reference") not in STEPS:
+        raise ValueError(f"unknown step {overrides['step']!r}; choose from {STEPS}")
+    mixed = overrides.get("precision", precision.FLOAT32)
+    if mixed == precision.FLOAT32:  # float32 stays out of the key
         overrides.pop("precision", None)
+    if overrides.get("step") == "reference" or mixed != precision.FLOAT32:  # so do today's step and bf16's implied one
+        overrides.pop("step", None)
     return {**config, **overrides}
+
+
+def fast_step(config: dict[str, Any]) -> bool:
+    """Whether a run takes the fast step (bf16 always; fp32 when its config asks)."""
+    return config.get("precision", precision.FLOAT32) != precision.FLOAT32 or config.get("step") == "fast"
 
 
 def architecture(config: dict[str, Any]) -> Architecture:
@@ -80,7 +93,8 @@ def architecture(config: dict[str, Any]) -> Architecture:
                         config["activation"], config["dropout"], config["residual"], config["batchnorm"],
                         l2norm=config["l2norm"], head_norm=config["head_norm"],
                         rwse_steps=RWSE_STEPS if config["rwse"] else 0, lappe_dim=LAPPE_DIM if config.get("lappe") else 0,
-                        heads=config.get("heads", 4), attention_dropout=config.get("attention_dropout", 0.5))
+                        heads=config.get("heads", 4), attention_dropout=config.get("attention_dropout", 0.5),
+                        fast=fast_step(config))
 
 
 def build(config: dict[str, Any]) -> PeptideModel:

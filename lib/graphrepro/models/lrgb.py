@@ -4,6 +4,7 @@ GatedGCN layers, mean pooling and an MLP head whose ``head_layers`` counts every
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -41,6 +42,16 @@ class Architecture:
     heads: int = 4  # GPS's attention heads
     attention_dropout: float = 0.5
     outputs: int = 10
+    fast: bool = False  # the fast step (``FAST``): dropout masks from random bits, GatedGCN's fused gathers
+
+
+FAST = ("dropout masks from random bits (15 per element) in every layer, attention included; GatedGCN's "
+        "gathers by index_select and its sums by index_add_")
+
+
+def draw(fast: bool, reference: str = "bernoulli") -> str:
+    """The dropout draw of a layer: ``bits`` in the fast step, else the one its records were made with."""
+    return "bits" if fast else reference
 
 
 class NodeEncoder(nn.Module):
@@ -80,18 +91,18 @@ class GCNLayer(nn.Module):
     the batch's precomputed adjacency (``gcn_adjacency``; about 2x faster than PyG's per-edge messages),
     then [BatchNorm], activation, dropout, [residual]. GraphGym's stack drops the bias when it normalises."""
 
-    def __init__(self, dim: int, activation: str, dropout: float, residual: bool, batchnorm: bool):
+    def __init__(self, dim: int, activation: str, dropout: float, residual: bool, batchnorm: bool, fast: bool = False):
         super().__init__()
         self.conv = GCNConv(dim, dim, bias=not batchnorm)
         self.norm = nn.BatchNorm1d(dim) if batchnorm else nn.Identity()
-        self.act, self.dropout, self.residual = ACTIVATIONS[activation](), dropout, residual
+        self.act, self.dropout, self.residual = ACTIVATIONS[activation](), Dropout(dropout, draw(fast)), residual
 
     def forward(self, x, adjacency, edge_attr):
         weights, csr = adjacency
         h = block_sum(weights.unsqueeze(0), self.conv.lin(x).unsqueeze(0), csr)[0]
         if self.conv.bias is not None:
             h = h + self.conv.bias
-        h = F.dropout(self.act(self.norm(h)), self.dropout, self.training)
+        h = self.dropout(self.act(self.norm(h)))
         return (x + h if self.residual else h), edge_attr
 
 
@@ -99,13 +110,13 @@ class GINELayer(nn.Module):
     """PyG's ``GINEConv`` (eps 0, message ReLU(x_j + e_ij)) with ``Linear, act, dropout, Linear, dropout``
     as its network, then activation (LRGB's original layer only), dropout and [residual]."""
 
-    def __init__(self, dim: int, activation: str, dropout: float, residual: bool, tuned: bool):
+    def __init__(self, dim: int, activation: str, dropout: float, residual: bool, tuned: bool, fast: bool = False):
         super().__init__()
-        act = ACTIVATIONS[activation]
-        net = (nn.Sequential(nn.Linear(dim, dim), act(), nn.Dropout(dropout), nn.Linear(dim, dim), nn.Dropout(dropout))
+        act, drop = ACTIVATIONS[activation], draw(fast)
+        net = (nn.Sequential(nn.Linear(dim, dim), act(), Dropout(dropout, drop), nn.Linear(dim, dim), Dropout(dropout, drop))
                if tuned else nn.Sequential(nn.Linear(dim, dim), act(), nn.Linear(dim, dim)))
         self.conv = GINEConv(net, train_eps=False)
-        self.post = nn.Identity() if tuned else nn.Sequential(act(), nn.Dropout(dropout))
+        self.post = nn.Identity() if tuned else nn.Sequential(act(), Dropout(dropout, drop))
         self.residual = residual
 
     def forward(self, x, edge_index, edge_attr):
@@ -116,24 +127,33 @@ class GINELayer(nn.Module):
 class GatedGCNLayer(nn.Module):
     """GraphGPS's GatedGCN (Bresson & Laurent): ê_ij = D x_i + E x_j + C e_ij, gates σ(ê_ij) normalised
     by their sum over j, x_i' = A x_i + Σ_j σ_ij ⊙ B x_j / (Σ_j σ_ij + 1e-6); BatchNorm, ReLU and dropout
-    on nodes and edges; residual on nodes when asked, always on edges."""
+    on nodes and edges; residual on nodes when asked, always on edges. The fast step gathers and sums by
+    ``index_select`` and ``index_add_`` (the backward of ``x[src]``, an ``index_put_``, is slow in bf16)."""
 
-    def __init__(self, dim: int, dropout: float, residual: bool, activation: str = "relu"):
+    def __init__(self, dim: int, dropout: float, residual: bool, activation: str = "relu", fast: bool = False):
         super().__init__()
         self.A, self.B, self.C, self.D, self.E = (nn.Linear(dim, dim) for _ in range(5))
         self.norm_x, self.norm_e = nn.BatchNorm1d(dim), nn.BatchNorm1d(dim)
         self.act_x, self.act_e = ACTIVATIONS[activation](), ACTIVATIONS[activation]()
-        self.dropout, self.residual = dropout, residual
+        self.dropout, self.residual, self.fast = Dropout(dropout, draw(fast)), residual, fast
 
     def forward(self, x, edge_index, edge_attr):
         src, dst = edge_index
-        e_hat = self.D(x)[dst] + self.E(x)[src] + self.C(edge_attr)
-        gate = torch.sigmoid(e_hat)
-        num = scatter(gate * self.B(x)[src], dst, 0, dim_size=x.shape[0], reduce="sum")
-        den = scatter(gate, dst, 0, dim_size=x.shape[0], reduce="sum")
-        h = self.A(x) + num / (den + 1e-6)
-        h = F.dropout(self.act_x(self.norm_x(h)), self.dropout, self.training)
-        e = F.dropout(self.act_e(self.norm_e(e_hat)), self.dropout, self.training)
+        if self.fast:
+            e_hat = self.D(x).index_select(0, dst) + self.E(x).index_select(0, src) + self.C(edge_attr)
+            gate = torch.sigmoid(e_hat)
+            messages = gate * self.B(x).index_select(0, src)
+            num = messages.new_zeros(x.shape[0], messages.shape[1]).index_add_(0, dst, messages)
+            den = gate.new_zeros(x.shape[0], gate.shape[1]).index_add_(0, dst, gate)
+            h = self.A(x) + num / (den + 1e-6)
+        else:  # today's order of operations, which fixes the order gradients accumulate in
+            e_hat = self.D(x)[dst] + self.E(x)[src] + self.C(edge_attr)
+            gate = torch.sigmoid(e_hat)
+            num = scatter(gate * self.B(x)[src], dst, 0, dim_size=x.shape[0], reduce="sum")
+            den = scatter(gate, dst, 0, dim_size=x.shape[0], reduce="sum")
+            h = self.A(x) + num / (den + 1e-6)
+        h = self.dropout(self.act_x(self.norm_x(h)))
+        e = self.dropout(self.act_e(self.norm_e(e_hat)))
         return (x + h if self.residual else h), edge_attr + e
 
 
@@ -142,13 +162,14 @@ class GraphHead(nn.Module):
     one layer is a linear head. Hidden blocks are GraphGPS's ``mlp_graph`` (dropout, Linear(d, d), act) or,
     with ``norm``, GraphGym's ``GNNGraphHead`` that LRGB's configs use (Linear(d, d) without bias, BatchNorm, act)."""
 
-    def __init__(self, dim: int, outputs: int, layers: int, activation: str, dropout: float, norm: bool = False):
+    def __init__(self, dim: int, outputs: int, layers: int, activation: str, dropout: float, norm: bool = False,
+                 fast: bool = False):
         super().__init__()
         blocks: list[nn.Module] = []
         for _ in range(layers - 1):
-            blocks += [nn.Linear(dim, dim, bias=False), nn.BatchNorm1d(dim)] if norm else [nn.Dropout(dropout), nn.Linear(dim, dim)]
+            blocks += [nn.Linear(dim, dim, bias=False), nn.BatchNorm1d(dim)] if norm else [Dropout(dropout, draw(fast)), nn.Linear(dim, dim)]
             blocks.append(ACTIVATIONS[activation]())
-        self.net = nn.Sequential(*blocks, nn.Dropout(dropout), nn.Linear(dim, outputs))
+        self.net = nn.Sequential(*blocks, Dropout(dropout, draw(fast)), nn.Linear(dim, outputs))
 
     def forward(self, h: torch.Tensor, batch: torch.Tensor, graphs: int) -> torch.Tensor:
         return self.net(global_mean_pool(h, batch, graphs))
@@ -167,15 +188,16 @@ class PeptideModel(nn.Module):
 
         def layer() -> nn.Module:
             if arch.layer == "GCN":
-                return GCNLayer(arch.hidden, arch.activation, arch.dropout, arch.residual, arch.batchnorm)
+                return GCNLayer(arch.hidden, arch.activation, arch.dropout, arch.residual, arch.batchnorm, arch.fast)
             if arch.layer == "GINE":
-                return GINELayer(arch.hidden, arch.activation, arch.dropout, arch.residual, tuned)
+                return GINELayer(arch.hidden, arch.activation, arch.dropout, arch.residual, tuned, arch.fast)
             if arch.layer == "GPS":
-                return GPSLayer(arch.hidden, arch.heads, arch.activation, arch.dropout, arch.attention_dropout)
-            return GatedGCNLayer(arch.hidden, arch.dropout, arch.residual)
+                return GPSLayer(arch.hidden, arch.heads, arch.activation, arch.dropout, arch.attention_dropout, fast=arch.fast)
+            return GatedGCNLayer(arch.hidden, arch.dropout, arch.residual, fast=arch.fast)
 
         self.layers = nn.ModuleList(layer() for _ in range(arch.layers))
-        self.head = GraphHead(arch.hidden, arch.outputs, arch.head_layers, arch.activation, arch.dropout, arch.head_norm)
+        self.head = GraphHead(arch.hidden, arch.outputs, arch.head_layers, arch.activation, arch.dropout, arch.head_norm,
+                              arch.fast)
         self.l2norm = arch.l2norm
 
     def forward(self, batch) -> torch.Tensor:
@@ -215,28 +237,49 @@ class LapPEEncoder(nn.Module):
         return out.sum(dim=1)
 
 
-def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
-    """Inverted dropout whose mask is uniform numbers compared with p: ``F.dropout``'s distribution, drawn in
-    about half the time on a CPU (``bernoulli_`` is slow there)."""
-    return x * (torch.rand_like(x) >= p) / (1.0 - p) if training and p > 0.0 else x
+BITS = 15  # random bits per element of a ``bits`` dropout mask
+
+
+def keep_mask(shape: tuple[int, ...], p: float, device: torch.device, draw: str = "uniform") -> torch.Tensor:
+    """Which elements dropout keeps (bool): uniform numbers compared with p (``uniform``), or ``BITS`` random
+    bits per element, four elements to a 64-bit draw, compared with round(p 2^15) (``bits``)."""
+    if draw == "uniform":
+        return torch.rand(shape, device=device) >= p
+    count = math.prod(shape)
+    words = torch.empty((count + 3) // 4, dtype=torch.int64, device=device).random_()  # 63 uniform bits each
+    return ((words.view(torch.int16)[:count] & (2**BITS - 1)) >= round(p * 2**BITS)).view(shape)
+
+
+def dropout(x: torch.Tensor, p: float, training: bool, draw: str = "uniform") -> torch.Tensor:
+    """Inverted dropout with its mask drawn by ``draw``: ``bernoulli`` (``F.dropout``), ``uniform`` (the same
+    distribution in about half the time on a CPU, where ``bernoulli_`` is slow) or ``bits`` (the drop
+    probability rounded to a multiple of 2^-15, and kept elements scaled by its exact inverse)."""
+    if not training or p == 0.0:
+        return x
+    if draw == "bernoulli":
+        return F.dropout(x, p, training)
+    if draw == "uniform":
+        return x * (torch.rand_like(x) >= p) / (1.0 - p)
+    kept = 1.0 - round(p * 2**BITS) / 2**BITS
+    return x * keep_mask(tuple(x.shape), p, x.device, draw).to(x.dtype).mul_(1.0 / kept)
 
 
 class Dropout(nn.Module):
     """``nn.Dropout`` drawn as ``dropout`` draws it."""
 
-    def __init__(self, p: float):
+    def __init__(self, p: float, draw: str = "uniform"):
         super().__init__()
-        self.p = p
+        self.p, self.draw = p, draw
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return dropout(x, self.p, self.training)
+        return dropout(x, self.p, self.training, self.draw)
 
 
 def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: torch.Tensor,
-                   keep: torch.Tensor | None = None) -> torch.Tensor:
+                   keep: torch.Tensor | None = None, draw: str = "uniform") -> torch.Tensor:
     """``attention(dense, dense, dense, key_padding_mask=~mask)``, its weights' dropout in training drawn by
     ``dropout`` (with ``bernoulli_``, that [graphs, heads, nodes, nodes] mask took over a third of a GPS step),
-    or given as ``keep``, the weights it keeps (``attention_keep`` draws it)."""
+    or given as ``keep``, the weights it keeps (``attention_keep`` draws it by ``draw``)."""
     p = attention.dropout if attention.training else 0.0
     if p == 0.0:
         return attention(dense, dense, dense, key_padding_mask=~mask, need_weights=False)[0]
@@ -246,18 +289,20 @@ def self_attention(attention: nn.MultiheadAttention, dense: torch.Tensor, mask: 
                for t in F.linear(dense, attention.in_proj_weight, attention.in_proj_bias).chunk(3, dim=-1))
     scores = (q @ k.transpose(-2, -1)) * (dim // heads) ** -0.5
     weights = scores.masked_fill(~mask[:, None, None, :], float("-inf")).softmax(dim=-1)
-    keep = attention_keep(attention, dense) if keep is None else keep
+    keep = attention_keep(attention, dense, draw) if keep is None else keep
     return attention.out_proj((weights * keep / (1.0 - p) @ v).transpose(1, 2).reshape(graphs, nodes, dim))
 
 
-def attention_keep(attention: nn.MultiheadAttention, dense: torch.Tensor) -> torch.Tensor:
+def attention_keep(attention: nn.MultiheadAttention, dense: torch.Tensor, draw: str = "uniform") -> torch.Tensor:
     """The attention weights dropout keeps, [graphs, heads, nodes, nodes], drawn as ``dropout`` draws them."""
     graphs, nodes, _ = dense.shape
+    if draw == "bits":
+        return keep_mask((graphs, attention.num_heads, nodes, nodes), attention.dropout, dense.device, draw)
     return torch.rand(graphs, attention.num_heads, nodes, nodes, dtype=dense.dtype, device=dense.device) >= attention.dropout
 
 
 def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: torch.Tensor, graphs: int,
-                      chunk: int = 16, recompute: bool = True) -> torch.Tensor:
+                      chunk: int = 16, recompute: bool = True, draw: str = "uniform") -> torch.Tensor:
     """Full self-attention within each graph of a batch, computed on chunks of graphs of similar size so
     that little of the work goes to padding (``chunk=graphs`` is PyG's one dense, padded batch). With
     ``recompute``, training keeps only each chunk's input and its dropout mask (bytes) and recomputes the
@@ -273,11 +318,11 @@ def attention_by_size(attention: nn.MultiheadAttention, h: torch.Tensor, batch: 
         local = torch.repeat_interleave(torch.arange(len(group), device=h.device), n)
         dense, mask = to_dense_batch(h[rows], local)
         if recompute and attention.training and attention.dropout > 0.0 and torch.is_grad_enabled():
-            keep = attention_keep(attention, dense)  # drawn once, kept as bytes: the recomputation reuses it
+            keep = attention_keep(attention, dense, draw)  # drawn once, kept as bytes: the recomputation reuses it
             attended = checkpoint(self_attention, attention, dense, mask, keep, use_reentrant=False,
                                   preserve_rng_state=False)
         else:
-            attended = self_attention(attention, dense, mask)
+            attended = self_attention(attention, dense, mask, draw=draw)
         out[rows] = attended[mask].to(out.dtype)  # bf16 attention into an fp32 batch under mixed precision
     return out
 
@@ -287,19 +332,21 @@ class GPSLayer(nn.Module):
     and BatchNorm, plus global multi-head attention with residual and BatchNorm, summed; then a feed-forward
     block (Linear(d, 2d), act, dropout, Linear(2d, d), dropout) with residual and BatchNorm."""
 
-    def __init__(self, dim: int, heads: int, activation: str, dropout: float, attention_dropout: float, chunk: int = 16):
+    def __init__(self, dim: int, heads: int, activation: str, dropout: float, attention_dropout: float, chunk: int = 16,
+                 fast: bool = False):
         super().__init__()
-        self.local = GatedGCNLayer(dim, dropout, residual=False, activation=activation)
+        self.local = GatedGCNLayer(dim, dropout, residual=False, activation=activation, fast=fast)
         self.attention = nn.MultiheadAttention(dim, heads, dropout=attention_dropout, batch_first=True)
         self.norm_local, self.norm_global, self.norm_out = (nn.BatchNorm1d(dim) for _ in range(3))
-        self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), ACTIVATIONS[activation](), Dropout(dropout),
-                                nn.Linear(2 * dim, dim), Dropout(dropout))
+        self.draw = draw(fast, "uniform")
+        self.ff = nn.Sequential(nn.Linear(dim, 2 * dim), ACTIVATIONS[activation](), Dropout(dropout, self.draw),
+                                nn.Linear(2 * dim, dim), Dropout(dropout, self.draw))
         self.dropout, self.chunk, self.recompute = dropout, chunk, True
 
     def forward(self, x, edge_index, edge_attr, batch, graphs):
         h_local, e = self.local(x, edge_index, edge_attr)
         h_local = self.norm_local(h_local + x)
-        h_global = attention_by_size(self.attention, x, batch, graphs, self.chunk, self.recompute)
-        h_global = self.norm_global(dropout(h_global, self.dropout, self.training) + x)
+        h_global = attention_by_size(self.attention, x, batch, graphs, self.chunk, self.recompute, self.draw)
+        h_global = self.norm_global(dropout(h_global, self.dropout, self.training, self.draw) + x)
         h = h_local + h_global
         return self.norm_out(h + self.ff(h)), e
