@@ -583,3 +583,15 @@ def test_the_bf16_step_stays_near_todays_fp32_step_on_real_peptides(model, base,
     assert (mixed - exact).abs().max() <= 0.05 * (exact.max() - exact.min())
     assert torch.nn.functional.cosine_similarity(mixed_grad, exact_grad, dim=0) > 0.99
     assert abs(float(mixed_grad.norm() / exact_grad.norm()) - 1.0) < 0.1
+
+
+def test_the_sparse_product_of_fp32_operands_runs_in_fp32_under_autocast():
+    """torch has no bf16 CSR kernel on CPU: inside autocast an fp32 product must not be cast down (it would fail)."""
+    from graphrepro.sparse import block_sum, csr_structure
+
+    edges = torch.tensor([[0, 1, 2, 1], [1, 0, 1, 2]])
+    order = torch.argsort(edges[1] * 3 + edges[0])
+    csr, values, x = csr_structure(edges[:, order], 3), torch.rand(1, 4), torch.randn(1, 3, 5)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = block_sum(values, x, csr)
+    assert inside.dtype == torch.float32 and torch.equal(inside, block_sum(values, x, csr))

@@ -312,19 +312,25 @@ def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", pr
     return pd.DataFrame(rows)
 
 
-def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], members: int = 32, epochs: int = 20,
-                    hidden: int = 64, top: int = 8) -> list[dict[str, Any]]:
-    """Where a batched member-epoch goes: torch's profiler over ``members`` trained together, the ``top``
-    operators by their own CPU time, each as a share of the whole and in ms per member-epoch."""
+def top_operators(work: Callable[[], Any], top: int = 8) -> list[tuple[str, float, float]]:
+    """Where ``work``'s time goes: torch's profiler over one call, the ``top`` operators by their own CPU time as
+    (name, share of the whole, seconds)."""
     from torch.profiler import ProfilerActivity, profile
 
-    from graphrepro import batched
-
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(member_settings(members)), list(range(members)),
-                      hidden, epochs, patience=epochs + 1)
+        work()
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
     total_us = sum(e.self_cpu_time_total for e in events)
-    return [{"run": f"{model}, {members} members: where the time goes", "operator": e.key,
-             "share of time": e.self_cpu_time_total / total_us,
-             "ms per member-epoch": e.self_cpu_time_total / 1000 / (members * epochs)} for e in events[:top]]
+    return [(e.key, e.self_cpu_time_total / total_us, e.self_cpu_time_total / 1e6) for e in events[:top]]
+
+
+def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], members: int = 32, epochs: int = 20,
+                    hidden: int = 64, top: int = 8) -> list[dict[str, Any]]:
+    """Where a batched member-epoch goes: the ``top`` operators (``top_operators``) over ``members`` trained
+    together, each as a share of the whole and in ms per member-epoch."""
+    from graphrepro import batched
+
+    ops = top_operators(lambda: batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(member_settings(members)),
+                                              list(range(members)), hidden, epochs, patience=epochs + 1), top)
+    return [{"run": f"{model}, {members} members: where the time goes", "operator": name, "share of time": share,
+             "ms per member-epoch": 1000 * seconds / (members * epochs)} for name, share, seconds in ops]

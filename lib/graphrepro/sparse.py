@@ -85,9 +85,10 @@ HALF = frozenset({torch.bfloat16, torch.float16})  # no CSR product kernel for t
 def block_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:
     """Block-major weighted sums: ``values`` (blocks, entries) in CSR order, ``x`` (blocks, sources,
     channels) -> (blocks, destinations, channels); each block's sum uses only its own rows of ``x``."""
-    if not {values.dtype, x.dtype} & HALF:
+    if not {values.dtype, x.dtype} & HALF and not torch.is_autocast_enabled(x.device.type):
         return _BlockProduct.apply(values, x, csr)
-    # torch's CSR product has no bf16 kernel on CPU: under mixed precision the sum stays in fp32
+    # torch's CSR product has no bf16 kernel on CPU: under mixed precision the sum stays in fp32 (and autocast,
+    # which would cast an fp32 product's operands to bf16, is off for it)
     with torch.autocast(x.device.type, enabled=False):
         return _BlockProduct.apply(values.float(), x.float(), csr)
 
