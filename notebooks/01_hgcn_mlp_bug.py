@@ -26,6 +26,7 @@
 # %% tags=["parameters"]
 profile = "standard"
 device = None
+precision = None
 seeds = None
 max_epochs = None
 tasks = None
@@ -57,7 +58,7 @@ from graphrepro.claims import hgcn_trees as trees
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
 params = chapters.resolve(
-    "hgcn-mlp-bug", profile, device=device, seeds=seeds, max_epochs=max_epochs, tasks=tasks, tolerance=tolerance,
+    "hgcn-mlp-bug", profile, device=device, precision=precision, seeds=seeds, max_epochs=max_epochs, tasks=tasks, tolerance=tolerance,
     gammas=gammas, delta_samples=delta_samples, ricci_edges=ricci_edges, search_layers=search_layers,
     search_act=search_act, search_dropout=search_dropout, search_weight_decay=search_weight_decay,
     search_curvature=search_curvature,

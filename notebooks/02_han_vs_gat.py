@@ -26,6 +26,7 @@
 # %% tags=["parameters"]
 profile = "standard"
 device = None
+precision = None
 datasets = None
 seeds = None
 ablation_seeds = None
@@ -50,7 +51,7 @@ from graphrepro.claims import han_vs_gat as ch2
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
 params = chapters.resolve(
-    "han-vs-gat", profile, device=device, datasets=datasets, seeds=seeds, ablation_seeds=ablation_seeds,
+    "han-vs-gat", profile, device=device, precision=precision, datasets=datasets, seeds=seeds, ablation_seeds=ablation_seeds,
     max_epochs=max_epochs, width=width, metapath_neighbours=metapath_neighbours,
     metapath_edge_limit=metapath_edge_limit, tolerance=tolerance,
 )

@@ -26,6 +26,7 @@
 # %% tags=["parameters"]
 profile = "standard"
 device = None
+precision = None
 datasets = None
 kinds = None
 folds = None
@@ -54,7 +55,7 @@ from graphrepro.claims import gmnn_fair_eval as ch3
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
 params = chapters.resolve(
-    "gmnn-fair-eval", profile, device=device, datasets=datasets, kinds=kinds, folds=folds, trials=trials,
+    "gmnn-fair-eval", profile, device=device, precision=precision, datasets=datasets, kinds=kinds, folds=folds, trials=trials,
     generation=generation, runs=runs, max_epochs=max_epochs, patience=patience, gmnn_loops=gmnn_loops,
     gmnn_epochs=gmnn_epochs, public_seeds=public_seeds, tolerance=tolerance,
 )

@@ -26,6 +26,7 @@
 # %% tags=["parameters"]
 profile = "standard"
 device = None
+precision = None
 graphs = None
 encoders = None
 seeds = None
@@ -56,7 +57,7 @@ from graphrepro.claims import mrr_variants as ch5
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
 params = chapters.resolve(
-    "mrr-variants", profile, device=device, graphs=graphs, encoders=encoders, seeds=seeds, lp_epochs=lp_epochs, kgs=kgs,
+    "mrr-variants", profile, device=device, precision=precision, graphs=graphs, encoders=encoders, seeds=seeds, lp_epochs=lp_epochs, kgs=kgs,
     kg_models=kg_models, kg_seeds=kg_seeds, kg_epochs=kg_epochs, tucker_epochs=tucker_epochs,
     large_kg_epochs=large_kg_epochs, negatives_cap=negatives_cap, tucker_on_large=tucker_on_large, tolerance=tolerance,
 )

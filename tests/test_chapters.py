@@ -71,7 +71,7 @@ def test_command_line_values_are_parsed():
     "argv, message",
     [
         (["run", "no-such-chapter"], "unknown chapter 'no-such-chapter'; chapters: hgcn-mlp-bug"),
-        (["run", "hgcn-mlp-bug", "-p", "epochs", "3"], "has no parameter 'epochs'; its parameters: profile, device, seeds"),
+        (["run", "hgcn-mlp-bug", "-p", "epochs", "3"], "has no parameter 'epochs'; its parameters: profile, device, precision, seeds"),
         (["run", "hgcn-mlp-bug", "-p", "seeds", "ten"], "parameter 'seeds' expects int, got 'ten'"),
         (["run", "hgcn-mlp-bug", "-p", "device", "tpu"], "allowed: auto, cpu, cuda"),
         (["run", "hgcn-mlp-bug", "--profile", "huge"], "unknown profile 'huge'"),

@@ -418,16 +418,13 @@ def with_encodings(graphs: list[Data], config: dict) -> list[Data]:
     return graphs
 
 
-def test_bfloat16_is_refused_up_front_on_a_cpu_without_it_and_nothing_is_written(isolated_store, monkeypatch, capsys):
+def test_the_cpus_bf16_hardware_is_read_from_its_flags(monkeypatch):
+    """(Refusing bf16 without it, for every chapter: tests/test_precision.py.)"""
     from graphrepro import precision
-    from graphrepro.__main__ import main
 
-    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx2", "avx512f"})  # no amx_bf16, no avx512_bf16
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx2", "avx512f"})
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert main(["train", "lrgb-head", "--profile", "smoke", "-p", "precision", "bfloat16"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no bfloat16 hardware" in err
-    assert not any(p.is_file() for p in isolated_store.rglob("*"))
+    assert precision.cpu_bf16() == "none" and "no bfloat16 hardware" in precision.unavailable("bfloat16")
     monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512f", "avx512_bf16"})
     assert precision.cpu_bf16() == "avx512_bf16" and precision.unavailable("bfloat16") is None
     monkeypatch.setattr(precision, "cpu_flags", lambda: {"amx_tile", "amx_bf16", "avx512_bf16"})

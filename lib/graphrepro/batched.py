@@ -295,14 +295,14 @@ def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Te
     for epoch in range(max_epochs):
         rows = torch.tensor(active)
         own_inputs = None if inputs is None else inputs[rows]
-        logits = model.forward(params, graph, hyper, members, active, True, own_inputs)
+        logits = model.forward(params, graph, hyper, members, active, True, own_inputs).float()  # fp32 losses under bf16
         own_targets = targets[train_idx] if targets.dim() == 1 else targets[rows][:, train_idx]
         losses = _losses(logits[:, train_idx], own_targets)
         grads = torch.autograd.grad(losses.sum(), list(params.values()))
         losses = losses.detach()
         with torch.no_grad():
             optimiser.step(params, dict(zip(params, grads)))
-            logits = model.forward(params, graph, hyper, members, active, False, own_inputs)[:, val_idx]
+            logits = model.forward(params, graph, hyper, members, active, False, own_inputs)[:, val_idx].float()
             val_loss, val_acc = _losses(logits, y[val_idx]).tolist(), _accuracy(logits, y[val_idx]).tolist()
         stopped = []
         for row, (member, loss, acc, train_loss) in enumerate(zip(active, val_loss, val_acc, losses.tolist())):
@@ -337,7 +337,7 @@ def predict(model: Model, params: Params, graph: Graph, hyper: dict[str, torch.T
             inputs: torch.Tensor | None = None) -> torch.Tensor:
     """Every member's logits ``[S, nodes, classes]`` (no dropout)."""
     with torch.no_grad():
-        return model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False, inputs)
+        return model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False, inputs).float()
 
 
 def evaluate(model: Model, params: Params, graph: Graph, y: torch.Tensor, index: torch.Tensor,

@@ -50,3 +50,16 @@ def autocast(precision: str, device: torch.device) -> Iterator[None]:
 
     with torch.autocast(device.type, dtype=torch.bfloat16):
         yield
+
+
+def of(config: dict) -> str:
+    """A run's precision (float32 where its config names none)."""
+    return config.get("precision", FLOAT32)
+
+
+def keyed(config: dict) -> dict:
+    """``config`` with its precision checked and left out where it is float32: the default stays out of a run's
+    key, so records made before precision was a setting keep theirs."""
+    if of(config) not in CHOICES:
+        raise ValueError(f"unknown precision {of(config)!r}; choose from {CHOICES}")
+    return {k: v for k, v in config.items() if k != "precision" or v != FLOAT32}

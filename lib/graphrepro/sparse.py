@@ -62,6 +62,7 @@ class _BlockProduct(torch.autograd.Function):
         return _product(_csr(crow, col, flat, (blocks * rows, blocks * cols)), dense).view(blocks, rows, channels)
 
     @staticmethod
+    @torch.autocast("cpu", enabled=False)  # a backward run inside autocast (autograd.grad there) stays fp32
     def backward(ctx, grad):
         flat, dense = ctx.saved_tensors
         csr, (entries, blocks, rows, cols, channels) = ctx.csr, ctx.sizes
@@ -91,6 +92,15 @@ def block_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor
     # which would cast an fp32 product's operands to bf16, is off for it)
     with torch.autocast(x.device.type, enabled=False):
         return _BlockProduct.apply(values.float(), x.float(), csr)
+
+
+def sparse_mm(matrix: torch.Tensor, dense: torch.Tensor) -> torch.Tensor:
+    """``torch.sparse.mm(matrix, dense)``, in fp32 when ``dense`` is half precision or autocast is on (torch's
+    sparse product has no bf16 backward on CPU: mixed dtypes fail there)."""
+    if dense.dtype not in HALF and not torch.is_autocast_enabled(dense.device.type):
+        return torch.sparse.mm(matrix, dense)
+    with torch.autocast(dense.device.type, enabled=False):
+        return torch.sparse.mm(matrix.float(), dense.float())
 
 
 def attention_sum(values: torch.Tensor, x: torch.Tensor, csr: dict[str, torch.Tensor]) -> torch.Tensor:

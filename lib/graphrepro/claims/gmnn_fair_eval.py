@@ -16,7 +16,7 @@ import pandas as pd
 import seaborn as sns
 
 from graphrepro import chapters, progress, report, search, store
-from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import fair_eval
 from graphrepro.grid import default_workers, fan_out, run_grid
@@ -39,6 +39,7 @@ PAGE = Page(
     "Fair evaluation of GMNN",
     (
         DEVICE,
+        PRECISION,
         Param("datasets", str, "Planetoid graphs (Pubmed and WikiVitals are not obtainable here)",
               same(["cora", "citeseer"]), fair_eval.DATASETS, many=True),
         Param("kinds", str, "training sets: dense (81/9/10) and the two sparse ones (20 per class, or 20·K stratified)",
@@ -129,7 +130,8 @@ def available(params: dict[str, Any]) -> list[str]:
 def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fold: int) -> dict[str, Any]:
     """The fixed part of a cell's runs (the searched settings come on top)."""
     return fair_eval.make_config(dataset, fold, kind, model, SEARCH_SEED, max_epochs=params["max_epochs"],
-                                 patience=params["patience"], **({"eps": 0.3} if model == "FAGCN" else {}))
+                                 patience=params["patience"], precision=params["precision"],
+                                 **({"eps": 0.3} if model == "FAGCN" else {}))
 
 
 def distributions(model: str) -> dict[str, Any]:
@@ -227,7 +229,7 @@ def public_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
         gmnn = {"gmnn_loops": 1, "gmnn_epochs": min(params["gmnn_epochs"], 100), "gmnn_tau": GMNN_TAU}
         for model, extra in (("MLP", {}), ("GCN", {}), ("GCN", gmnn)):
             configs += [fair_eval.make_config(dataset, 0, "public", model, seed, max_epochs=epochs, patience=epochs + 1,
-                                              **PUBLIC_SETTING, **extra) for seed in range(1, params["public_seeds"] + 1)]
+                                              precision=params["precision"], **PUBLIC_SETTING, **extra) for seed in range(1, params["public_seeds"] + 1)]
     return configs
 
 

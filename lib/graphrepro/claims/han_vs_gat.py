@@ -13,7 +13,7 @@ import seaborn as sns
 import torch
 
 from graphrepro import chapters, report, store
-from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgb
 from graphrepro.grid import run_grid
@@ -33,6 +33,7 @@ PAGE = Page(
     "Are we really making much progress? HAN vs GAT",
     (
         DEVICE,
+        PRECISION,
         Param("datasets", str, "HGB datasets (Freebase is not obtainable here)", {"smoke": ["ACM", "IMDB"], "standard": list(DATASETS),
               "paper": list(DATASETS)}, DATASETS, many=True),
         Param("seeds", int, "training seeds of the main table (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5},
@@ -77,7 +78,8 @@ def _size(params: dict[str, Any], model: str) -> dict[str, Any]:
 def config(params: dict[str, Any], dataset: str, model: str, seed: int, **extra: Any) -> dict[str, Any]:
     """One run of the chapter: HGB's settings for the dataset and model, the profile's caps."""
     settings = hgb.SETTINGS[(dataset, model)]
-    fields = {**_size(params, model), **extra, "max_epochs": min(params["max_epochs"], settings.get("max_epochs", 300))}
+    fields = {**_size(params, model), **extra, "max_epochs": min(params["max_epochs"], settings.get("max_epochs", 300)),
+              "precision": params["precision"]}
     if model in ("HAN", "GAT-metapath") and params["metapath_neighbours"]:
         fields.update(metapath_neighbours=params["metapath_neighbours"], metapath_edge_limit=params["metapath_edge_limit"])
     return hgb.make_config(dataset, model, seed, **fields)

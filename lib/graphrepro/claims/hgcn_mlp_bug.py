@@ -11,7 +11,7 @@ import pandas as pd
 import seaborn as sns
 
 from graphrepro import chapters, report, store
-from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.claims import hgcn_tuning as tuning
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgcn
@@ -29,6 +29,7 @@ PAGE = Page(
     "Shedding light on hyperbolic graph learning",
     (
         DEVICE,
+        PRECISION,
         Param("seeds", int, "training seeds per configuration (seeds 0 .. n-1)", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=100),
         Param("max_epochs", int, "epoch cap (HGCN: 5000, with patience 100 after 100 epochs)", {"smoke": 25, "standard": 5000, "paper": 5000}, minimum=1, maximum=100_000),
         Param("tasks", str, "dataset/task pairs of Table 1", same(list(HGCN_TASKS)), HGCN_TASKS, many=True),
@@ -105,7 +106,7 @@ def table1_bases(params: dict[str, Any]) -> list[tuple[str, str, str, dict[str, 
         for model, variant in ROWS:
             base = hgcn.make_config(
                 dataset, kind, model, tuning.SEARCH_SEED, run_variant(model, variant, task),
-                max_epochs=params["max_epochs"], **TASK_SETTINGS[task],
+                max_epochs=params["max_epochs"], precision=params["precision"], **TASK_SETTINGS[task],
             )
             cells.append((model, variant, task, base))
     return cells

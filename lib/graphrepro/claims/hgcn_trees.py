@@ -34,7 +34,7 @@ NC_VARIANTS = {  # column of the table: config fields
 def nc_variant_configs(params: dict[str, Any], model: str, fields: dict[str, Any]) -> list[dict[str, Any]]:
     """Every seed of one model on airport node classification with the README settings and ``fields``."""
     return [
-        hgcn.make_config("airport", "nc", model, seed, c=None, max_epochs=params["max_epochs"], **fields)
+        hgcn.make_config("airport", "nc", model, seed, c=None, max_epochs=params["max_epochs"], precision=params["precision"], **fields)
         for seed in range(params["seeds"])
     ]
 
@@ -72,7 +72,7 @@ def tree_bases(params: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         hgcn.make_config(
             "tree1111", "lp", model, tuning.SEARCH_SEED, "debugged" if model in hgcn.EUCLIDEAN else "none",
-            normalize_feats=False, tree_gamma=float(gamma), max_epochs=params["max_epochs"],
+            normalize_feats=False, tree_gamma=float(gamma), max_epochs=params["max_epochs"], precision=params["precision"],
         )
         for gamma in params["gammas"] for model in TREE_MODELS
     ]

@@ -6,6 +6,7 @@ per-query ranks kept with each run."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from functools import partial
@@ -19,7 +20,7 @@ import seaborn as sns
 from scipy.stats import spearmanr
 
 from graphrepro import chapters, report, store
-from graphrepro.chapters import DEVICE, Page, Param, same
+from graphrepro.chapters import DEVICE, PRECISION, Page, Param, same
 from graphrepro.data import kg as kg_data
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import Experiment, kg, linkpred
@@ -38,6 +39,8 @@ PAGE = Page(
     "Which MRR? Filtering, ties and adjusted rank metrics",
     (
         DEVICE,
+        dataclasses.replace(PRECISION, help=PRECISION.help + " (the GNN link-prediction runs; pykeen's knowledge-graph "
+                            "runs stay float32, since its pipeline trains and ranks in one call)"),
         Param("graphs", str, "graphs for within-graph link prediction", same(list(linkpred.DATASETS)), linkpred.DATASETS, many=True),
         Param("encoders", str, "encoders with a dot-product decoder", same(list(linkpred.MODELS)), linkpred.MODELS, many=True),
         Param("seeds", int, "seeds per encoder and graph", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=50),
@@ -104,7 +107,7 @@ def worked_example() -> pd.DataFrame:
 
 def lp_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every encoder on every graph, every seed."""
-    return [linkpred.make_config(g, m, s, max_epochs=params["lp_epochs"]) for g in params["graphs"] for m in params["encoders"]
+    return [linkpred.make_config(g, m, s, max_epochs=params["lp_epochs"], precision=params["precision"]) for g in params["graphs"] for m in params["encoders"]
             for s in range(params["seeds"])]
 
 

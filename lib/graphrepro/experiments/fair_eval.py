@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from graphrepro import batched
+from graphrepro import batched, precision
 from graphrepro.data import splits
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
@@ -29,7 +29,7 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
     """A run config: the protocol's defaults, then ``overrides``; unknown or inconsistent fields refused."""
     if dataset not in DATASETS or kind not in KINDS or model not in MODELS:
         raise ValueError(f"unknown {dataset}/{kind}/{model}; datasets {DATASETS}, kinds {KINDS}, models {MODELS}")
-    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL)
+    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL) - {"precision"}
     if unknown:
         raise ValueError(f"unknown config fields {sorted(unknown)}")
     config = {**DEFAULTS, **overrides}
@@ -40,7 +40,7 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
         raise ValueError("GMNN needs gmnn_loops, gmnn_epochs and gmnn_tau, on GCN or FAGCN")
     if not 0 <= fold < config["folds"] or (kind == "public" and fold != 0):
         raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1} (the public split is fold 0)")
-    return {"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config}
+    return precision.keyed({"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config})
 
 
 def data_key(config: dict[str, Any]) -> tuple:
@@ -49,8 +49,9 @@ def data_key(config: dict[str, Any]) -> tuple:
 
 
 def batch_key(config: dict[str, Any]) -> str:
-    """Runs of one model and hidden size on the same data train as one batch (other settings may differ)."""
-    return json.dumps([config[k] for k in ("model", "hidden", "max_epochs", "patience")] + [config.get(k) for k in OPTIONAL[1:]])
+    """Runs of one model, hidden size and precision on the same data train as one batch (other settings may differ)."""
+    return json.dumps([config[k] for k in ("model", "hidden", "max_epochs", "patience")] + [config.get(k) for k in OPTIONAL[1:]]
+                      + [precision.of(config)])
 
 
 @lru_cache(maxsize=2)
@@ -81,8 +82,14 @@ def prepare(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.device) -> list[dict[str, Any]]:
-    """Train a batch of configs as members of one model; each member's metrics at its best validation-loss
-    epoch, or with GMNN: the best of p and q by validation accuracy, with p, q and the pre-trained base."""
+    """Train a batch of configs as members of one model at their precision (logits, losses and metrics in fp32);
+    each member's metrics at its best validation-loss epoch, or with GMNN: the best of p and q by validation
+    accuracy, with p, q and the pre-trained base."""
+    with precision.autocast(precision.of(configs[0]), torch.device("cpu")):  # the batched models train on the CPU
+        return _train(data, configs)
+
+
+def _train(data: dict[str, Any], configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     first = configs[0]
     model = batched.MODELS[first["model"]]
     hyper = batched.hyper_tensors(configs)

@@ -14,7 +14,7 @@ from torch.nn import functional as F
 from torch_geometric.data import HeteroData
 from torch_geometric.transforms import AddMetaPaths
 
-from graphrepro import sparse
+from graphrepro import precision, sparse
 from graphrepro.data import hgb as hgb_data
 from graphrepro.data.splits import holdout_valid
 from graphrepro.experiments import Experiment
@@ -73,10 +73,10 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
         raise ValueError("a meta-path is given for (and only for) GAT-metapath")
     if "metapath" in config and config["metapath"] not in METAPATHS[dataset]:
         raise ValueError(f"unknown meta-path {config['metapath']!r}; {dataset} has {list(METAPATHS[dataset])}")
-    unknown = set(config) - set(DEFAULTS) - set(OPTIONAL) - {"feats_type", "lr", "weight_decay", "layers"}
+    unknown = set(config) - set(DEFAULTS) - set(OPTIONAL) - {"feats_type", "lr", "weight_decay", "layers", "precision"}
     if unknown:
         raise ValueError(f"unknown config fields {sorted(unknown)}")
-    return {"dataset": dataset, "model": model, "seed": seed, **config}
+    return precision.keyed({"dataset": dataset, "model": model, "seed": seed, **config})
 
 
 def data_key(config: dict[str, Any]) -> tuple:
@@ -265,18 +265,22 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
     y = data["y"].to(device).float() if data["multilabel"] else data["y"].to(device)
     idx = {k: data[k].to(device) for k in ("train", "valid", "test")}
 
+    mixed = precision.of(config)
+
     def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        loss = _loss(model(feats, adj, graph)[idx["train"]], y[idx["train"]], data["multilabel"])
+        with precision.autocast(mixed, device):
+            logits = model(feats, adj, graph).float()
+        loss = _loss(logits[idx["train"]], y[idx["train"]], data["multilabel"])
         loss.backward()
         opt.step()
         return [float(loss.detach())]
 
     def evaluate():
         model.eval()
-        with torch.no_grad():
-            logits = model(feats, adj, graph).cpu()
+        with torch.no_grad(), precision.autocast(mixed, device):
+            logits = model(feats, adj, graph).float().cpu()
         yc = y.cpu()
         val_loss = float(_loss(logits[idx["valid"].cpu()], yc[idx["valid"].cpu()], data["multilabel"]))
         val = {"loss": val_loss, **_f1(logits[idx["valid"].cpu()], yc[idx["valid"].cpu()], data["multilabel"])}

@@ -8,6 +8,7 @@ import torch
 from torch.nn import functional as F
 from torch_geometric.data import Data
 
+from graphrepro import precision
 from graphrepro.data import hgcn as hgcn_data
 from graphrepro.data.synthetic import tree_dataset
 from graphrepro.experiments import Experiment, batch_key
@@ -52,7 +53,7 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
     euclidean_lp = task == "lp" and model in EUCLIDEAN
     if (variant in ("original", "debugged")) != euclidean_lp:
         raise ValueError("variant is 'original' or 'debugged' for Euclidean link prediction and 'none' otherwise")
-    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL)
+    unknown = set(overrides) - set(DEFAULTS) - set(OPTIONAL) - {"precision"}
     if unknown:
         raise ValueError(f"unknown config fields {sorted(unknown)}; known: {sorted(DEFAULTS)} and {sorted(OPTIONAL)}")
     config = {**DEFAULTS, **overrides}
@@ -64,7 +65,7 @@ def make_config(dataset: str, task: str, model: str, seed: int, variant: str = "
         config["split"] = "hgcn"
     if model in EUCLIDEAN:
         config["c"] = None
-    return {"dataset": dataset, "task": task, "model": model, "variant": variant, "seed": seed, **config}
+    return precision.keyed({"dataset": dataset, "task": task, "model": model, "variant": variant, "seed": seed, **config})
 
 
 def data_key(config: dict[str, Any]) -> tuple:
@@ -98,12 +99,16 @@ def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
     pool, n_train = data.train_neg_pool, len(data.train_pos)
 
+    mixed = precision.of(config)
+
     def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        h = model.embed(data.x, data)
+        with precision.autocast(mixed, data.x.device):
+            h = model.embed(data.x, data)
         neg = pool[members.randint(len(pool), n_train)]  # [members, n_train, 2], each member's own draw
-        pos_p, neg_p = model.score(h, data.train_pos), model.score(h, neg)
+        with precision.autocast(mixed, data.x.device):
+            pos_p, neg_p = model.score(h, data.train_pos).float(), model.score(h, neg).float()
         finite = torch.isfinite(pos_p).all(1) & torch.isfinite(neg_p).all(1)
         train = finite & torch.tensor(active, device=finite.device)
         pos_p, neg_p = (torch.where(train[:, None], p, 0.5) for p in (pos_p, neg_p))
@@ -115,9 +120,9 @@ def _fit_lp(data: Data, config: dict[str, Any], members: Members, stopping: Stop
 
     def evaluate():
         model.eval()
-        with torch.no_grad():
+        with torch.no_grad(), precision.autocast(mixed, data.x.device):
             h = model.embed(data.x, data)
-            scores = {split: (model.score(h, data[f"{split}_pos"]).cpu().numpy(), model.score(h, data[f"{split}_neg"]).cpu().numpy())
+            scores = {split: tuple(model.score(h, data[f"{split}_{side}"]).float().cpu().numpy() for side in ("pos", "neg"))
                       for split in ("val", "test")}
         vals = [link_metrics(scores["val"][0][s], scores["val"][1][s]) for s in range(len(members))]
         return vals, lambda s: link_metrics(scores["test"][0][s], scores["test"][1][s])
@@ -133,10 +138,14 @@ def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stop
     opt = torch.optim.Adam(model.parameters(), lr=config["lr"], weight_decay=config["weight_decay"])
     y = data.y.cpu().numpy()
 
+    mixed = precision.of(config)
+
     def step(active: list[bool]) -> list[float]:
         model.train()
         opt.zero_grad()
-        logp = F.log_softmax(model(data.x, data)[:, data.train_idx], dim=-1)  # [members, train, classes]
+        with precision.autocast(mixed, data.x.device):
+            logits = model(data.x, data).float()
+        logp = F.log_softmax(logits[:, data.train_idx], dim=-1)  # [members, train, classes]
         target = data.y[data.train_idx].expand(len(members), -1)
         loss = F.nll_loss(logp.transpose(1, 2), target, reduction="none").mean(1)
         finite = torch.isfinite(loss)
@@ -147,8 +156,8 @@ def _fit_nc(data: Data, config: dict[str, Any], members: Members, stopping: Stop
 
     def evaluate():
         model.eval()
-        with torch.no_grad():
-            pred = model(data.x, data).argmax(-1).cpu().numpy()
+        with torch.no_grad(), precision.autocast(mixed, data.x.device):
+            pred = model(data.x, data).float().argmax(-1).cpu().numpy()
 
         def on(split: str, s: int) -> dict[str, float]:
             idx = data[f"{split}_idx"].cpu().numpy()

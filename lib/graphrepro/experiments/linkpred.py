@@ -16,6 +16,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch_geometric.nn import GATConv, GCNConv, GINConv
 
+from graphrepro import precision
 from graphrepro.data.hgcn import link_split_data, raw_graph
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
@@ -36,10 +37,10 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
         raise ValueError(f"unknown encoder {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "hidden": 64, "dim": 32, "dropout": 0.5, "lr": 0.01,
               "max_epochs": 300, "patience": 50, "split_seed": 1234}
-    unknown = set(overrides) - set(config)
+    unknown = set(overrides) - set(config) - {"precision"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a link-prediction run")
-    return {**config, **overrides}
+    return precision.keyed({**config, **overrides})
 
 
 def data_key(config: dict[str, Any]) -> tuple:
@@ -140,7 +141,8 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
         def step(active: list[bool]) -> list[float]:
             model.train()
             opt.zero_grad()
-            z = model(x, edge_index)
+            with precision.autocast(precision.of(config), device):
+                z = model(x, edge_index).float()
             neg = torch.randint(0, graph.num_nodes, train_pos.shape, device=device)
             pos_score = (z[train_pos[:, 0]] * z[train_pos[:, 1]]).sum(1)
             neg_score = (z[neg[:, 0]] * z[neg[:, 1]]).sum(1)
@@ -150,7 +152,7 @@ def train(data: dict[str, Any], configs: list[dict[str, Any]], device: torch.dev
             opt.step()
             return [float(loss.detach())]
 
-        def evaluate():
+        def evaluate():  # in fp32 whatever the training precision: bf16 scores would add ties to the ranks
             model.eval()
             with torch.no_grad():
                 z = model(x, edge_index).cpu()

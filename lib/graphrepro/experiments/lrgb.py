@@ -74,17 +74,14 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
         raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
     if overrides.get("step", "reference") not in STEPS:
         raise ValueError(f"unknown step {overrides['step']!r}; choose from {STEPS}")
-    mixed = overrides.get("precision", precision.FLOAT32)
-    if mixed == precision.FLOAT32:  # float32 stays out of the key
-        overrides.pop("precision", None)
-    if overrides.get("step") == "reference" or mixed != precision.FLOAT32:  # so do today's step and bf16's implied one
-        overrides.pop("step", None)
-    return {**config, **overrides}
+    if overrides.get("step") == "reference" or precision.of(overrides) != precision.FLOAT32:  # today's step and bf16's
+        overrides.pop("step", None)  # implied one stay out of the key, as float32 does
+    return precision.keyed({**config, **overrides})
 
 
 def fast_step(config: dict[str, Any]) -> bool:
     """Whether a run takes the fast step (bf16 always; fp32 when its config asks)."""
-    return config.get("precision", precision.FLOAT32) != precision.FLOAT32 or config.get("step") == "fast"
+    return precision.of(config) != precision.FLOAT32 or config.get("step") == "fast"
 
 
 def architecture(config: dict[str, Any]) -> Architecture:

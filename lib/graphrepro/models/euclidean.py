@@ -12,6 +12,7 @@ from torch.nn import functional as F
 from torch_geometric.data import Data
 
 from graphrepro.models.members import Members
+from graphrepro.sparse import sparse_mm
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": F.relu,
@@ -33,9 +34,9 @@ def propagate(adj: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     """Multiply every member's [nodes, features] slice by the same sparse matrix, in one product; input
     features shared by all members ([nodes, features]) are propagated once."""
     if h.dim() == 2:
-        return torch.sparse.mm(adj, h)
+        return sparse_mm(adj, h)
     s, n, d = h.shape
-    out = torch.sparse.mm(adj, h.permute(1, 0, 2).reshape(n, s * d))
+    out = sparse_mm(adj, h.permute(1, 0, 2).reshape(n, s * d))
     return out.reshape(adj.shape[0], s, d).permute(1, 0, 2)
 
 

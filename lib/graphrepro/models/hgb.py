@@ -9,7 +9,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch_geometric.utils import softmax
 
-from graphrepro.sparse import attention_sum
+from graphrepro.sparse import attention_sum, sparse_mm
 
 RELU_GAIN = nn.init.calculate_gain("relu")
 
@@ -48,9 +48,9 @@ class HGBGCN(nn.Module):
 
     def forward(self, features: list[torch.Tensor | None], adj: torch.Tensor, graph: dict) -> torch.Tensor:
         h = self.inputs(features)
-        h = F.elu(torch.sparse.mm(adj, F.dropout(h, self.dropout, self.training)))
+        h = F.elu(sparse_mm(adj, F.dropout(h, self.dropout, self.training)))
         for i, lin in enumerate(self.weights):
-            h = torch.sparse.mm(adj, lin(F.dropout(h, self.dropout, self.training)))  # A (h W) + b: W before A, as DGL
+            h = sparse_mm(adj, lin(F.dropout(h, self.dropout, self.training)))  # A (h W) + b: W before A, as DGL
             if i < len(self.weights) - 1:
                 h = F.elu(h)
         return h
