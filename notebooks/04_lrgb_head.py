@@ -170,6 +170,7 @@ curve = ch4.curves(everything)
 report.glue_figure("ch4_curves", ch4.curve_figure(curve, params, chance))
 order = ch4.order_table(curve, params)
 display(order)
+glue("ch4_stopping", ch4.stopping_note(params), display=False)
 ch4.budget_table(everything, params)
 
 # %% [markdown]
@@ -179,6 +180,11 @@ ch4.budget_table(everything, params)
 # Validation AP per epoch, mean over seeds, per model and stage; dashed: the GCN pair trained longer;
 # dash-dotted: the papers' epochs, where recorded; dotted: chance AP.
 # ```
+#
+# LRGB's configurations halve the learning rate on a plateau of the validation loss, down to 1e-5. The first
+# GCN run at LRGB's 500 epochs trains them all. If its best validation epoch comes before its rate reaches the
+# minimum, the other LRGB-configuration runs may stop once they reach the minimum rate and validation AP has
+# not improved for 20 epochs. This stopping rule {glue:text}`ch4_stopping`.
 #
 # ## Mixed precision
 #

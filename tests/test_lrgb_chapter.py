@@ -592,3 +592,49 @@ def test_the_sparse_product_of_fp32_operands_runs_in_fp32_under_autocast():
     with torch.autocast("cpu", dtype=torch.bfloat16):
         inside = block_sum(values, x, csr)
     assert inside.dtype == torch.float32 and torch.equal(inside, block_sum(values, x, csr))
+
+
+def test_a_plateau_run_with_the_stopping_rule_ends_at_the_minimum_rate_once_val_ap_rests(tmp_path, monkeypatch):
+    """stop_at_min_lr: the run stops at the first epoch whose rate is at the minimum and whose best validation AP
+    lies that many epochs back; until then it is the run without the rule, epoch for epoch, and it resumes."""
+    monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
+    graphs = random_molecules(48)
+    data = {"train": graphs[:32], "val": graphs[32:40], "test": graphs[40:]}
+    full = lrgb.make_config("GCN", "lrgb", 0, epochs=30, batch_size=8, lr=1e-5)  # at the minimum rate from the start
+    ruled = {**full, "stop_at_min_lr": 3}
+    assert lrgb.EXPERIMENT.key(ruled) != lrgb.EXPERIMENT.key(full)
+    without = lrgb.train_run(data, full, torch.device("cpu"), "full")
+    stopped = lrgb.train_run(data, ruled, torch.device("cpu"), "ruled")
+    n, curve = stopped["epochs_run"], stopped["artefacts"]["curve"]
+    assert "stopped_early" not in without and without["epochs_run"] == 30
+    assert stopped["stopped_early"] and n < 30 and n - 1 - stopped["best_epoch"] == 3
+    assert all(k - int(np.argmax(curve["val_ap"][: k + 1])) < 3 for k in range(n - 1))  # no earlier epoch qualified
+    np.testing.assert_array_equal(curve["val_ap"], without["artefacts"]["curve"]["val_ap"][:n])
+    lrgb.train_run(data, ruled, torch.device("cpu"), "halves", stop_after=n - 2)
+    assert lrgb.train_run(data, ruled, torch.device("cpu"), "halves")["epochs_run"] == n
+    with pytest.raises(ValueError, match="plateau"):
+        lrgb.make_config("GCN", "tuned", 0, stop_at_min_lr=20)
+
+
+@pytest.mark.parametrize("best,applies", [(30, True), (80, False)])
+def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_run_shows_it_safe(best, applies, isolated_store):
+    """The first full-length GCN LRGB run decides: if its best validation epoch came before its rate reached the
+    minimum (epoch 60 here), every other LRGB-configuration run at 500 epochs stops by the rule; it never does."""
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False, epochs=0)
+    other = ch4.config(params, "GCN", "LRGB, 2-layer head", 0)
+    assert ch4.stopping_check(params) is None and "stop_at_min_lr" not in other
+    assert ch4.stopping_note(params).startswith("is not yet checked")
+    first = ch4.config(params, *ch4.FIRST_FULL)
+    lr = np.where(np.arange(500) < 60, 1e-3, 1e-5)
+    curve = {"val_ap": np.where(np.arange(500) == best, 0.6, 0.5), "lr": lr}
+    digest = store.write_artefact(ch4.CHAPTER, ch4.key(first), "curve", curve)
+    store.write_record(ch4.CHAPTER, {"key": ch4.key(first), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+                                     "config": first, "metrics": {"test_ap": 0.5}, "artefacts": {"curve": digest}})
+    assert ch4.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
+    note = ch4.stopping_note(params)
+    assert note.startswith("applies" if applies else "does not apply") and f"epoch was {best + 1}" in note and "epoch 61" in note
+    assert ("stop_at_min_lr" in ch4.config(params, "GCN", "LRGB, 2-layer head", 0)) == applies
+    assert ("stop_at_min_lr" in ch4.config(params, "GCN", "LRGB, linear head", 1)) == applies
+    assert ch4.key(ch4.config(params, *ch4.FIRST_FULL)) == ch4.key(first)  # the deciding run itself never stops early
+    assert "stop_at_min_lr" not in ch4.config(params, "GCN", "tuned", 0)
+    assert "stop_at_min_lr" not in ch4.config({**params, "epochs": 8}, "GCN", "LRGB, 2-layer head", 0)

@@ -4,8 +4,10 @@ message-passing GNNs and GPS that LRGB (Dwivedi et al. 2022) reported."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -95,19 +97,60 @@ def available() -> bool:
     return dataset_status("peptides_func")["status"] == "available"
 
 
+FIRST_FULL = ("GCN", "LRGB, linear head", 0)  # always trains LRGB's 500 epochs: it checks the stopping rule
+
+
 def config(params: dict[str, Any], model: str, stage: str, seed: int, epochs: int | None = None) -> dict[str, Any]:
     """One run: the stage's base configuration of ``model`` (GPS: its ``GPS_STAGES``), its changes, and the
-    profile's reductions."""
+    profile's reductions. A run of an LRGB configuration at LRGB's 500 epochs, other than ``FIRST_FULL``,
+    stops by the stated rule (``lrgb.STOP_AT_MIN_LR``) once ``stopping_check`` says the rule applies."""
     base, changes = ("tuned", GPS_STAGES[stage]) if model == lrgb.GPS else STAGES[stage]
     epochs = params["epochs"] if epochs is None else epochs
     fields: dict[str, Any] = {**changes, "train_graphs": params["train_graphs"], "eval_graphs": params["eval_graphs"],
                               "precision": params["precision"]}
+    if base == "lrgb" and not epochs and (model, stage, seed) != FIRST_FULL and (stopping_check(params) or {}).get("applies"):
+        fields["stop_at_min_lr"] = lrgb.STOP_AT_MIN_LR
     if epochs:
         fields["epochs"] = epochs
         if base == "tuned":  # the same shape in fewer epochs: warm-up 2% of training, stepped every batch
             full = lrgb.BASES["tuned"]
             fields.update(warmup_epochs=full["warmup_epochs"] * epochs / full["epochs"], schedule_per_batch=True)
     return lrgb.make_config(model, base, seed, **fields)
+
+
+def stopping_check(params: dict[str, Any]) -> dict[str, Any] | None:
+    """The stopping rule checked on ``FIRST_FULL``'s record at 500 epochs: its best validation epoch, the first
+    epoch at the minimum rate (None if never), and whether the rule applies (the best came first); None until
+    that run is recorded."""
+    model, stage, seed = FIRST_FULL
+    path = store.record_path(CHAPTER, key(config({**params, "epochs": 0}, model, stage, seed)))
+    return _check_rule(str(path), path.stat().st_mtime_ns) if path.exists() else None
+
+
+def stopping_note(params: dict[str, Any]) -> str:
+    """``stopping_check`` in words, for the page."""
+    check, rule = stopping_check(params), (f"once their rate is at {lrgb.PLATEAU['min_lr']:g} and validation AP has not "
+                                           f"improved for {lrgb.STOP_AT_MIN_LR} epochs")
+    if check is None:
+        return ("is not yet checked: the first GCN run of LRGB's configuration at 500 epochs (linear head, seed 0) is not "
+                "recorded, so every LRGB-configuration run trains all 500 epochs")
+    best, first = check["best epoch"] + 1, check["first epoch at the minimum rate"]
+    reached = "never reached the minimum rate" if first is None else f"reached the minimum rate at epoch {first + 1}"
+    if check["applies"]:
+        return (f"applies: that run's best validation epoch was {best}, and it {reached}; the other LRGB-configuration "
+                f"runs stop {rule}, and each record keeps the epochs it ran")
+    return f"does not apply: that run's best validation epoch was {best}, and it {reached}; every LRGB run trains all 500 epochs"
+
+
+@functools.lru_cache(maxsize=4)
+def _check_rule(path: str, mtime_ns: int) -> dict[str, Any]:
+    """``stopping_check`` on one record file as it is at ``mtime_ns`` (read once per process, not per config)."""
+    curve = store.load_artefact(CHAPTER, store.read_record(Path(path)), "curve")
+    best = int(np.argmax(curve["val_ap"]))
+    at_min = np.flatnonzero(curve["lr"] <= lrgb.PLATEAU["min_lr"] * (1 + 1e-6))
+    first_min = int(at_min[0]) if len(at_min) else None
+    return {"best epoch": best, "first epoch at the minimum rate": first_min,
+            "applies": first_min is not None and best < first_min}
 
 
 def reduction_note(params: dict[str, Any]) -> str:

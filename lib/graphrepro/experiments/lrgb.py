@@ -52,6 +52,7 @@ BASES: dict[str, dict[str, Any]] = {
 }
 STEPS = ("reference", "fast")  # today's step (its records), and the fast one (models.lrgb.FAST says what changes)
 PLATEAU = {"factor": 0.5, "patience": 20, "min_lr": 1e-5}  # GraphGym's reduce_on_plateau, stepped on val loss
+STOP_AT_MIN_LR = 20  # issue 30's rule: a plateau run may stop at the minimum rate after this many epochs without a better val AP
 EVAL_BATCH = 128  # evaluation batches do not change the scores (BatchNorm uses its running statistics); larger were slower
 
 
@@ -69,9 +70,11 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
     shape = TUNED[model] if base == "tuned" else ORIGINAL[model]
     config = {"model": model, "base": base, **BASES[base], **shape, "train_graphs": 0, "eval_graphs": 0,
               "seed": seed}
-    unknown = set(overrides) - set(config) - {"precision", "step"}
+    unknown = set(overrides) - set(config) - {"precision", "step", "stop_at_min_lr"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
+    if overrides.get("stop_at_min_lr") and config["schedule"] != "plateau":
+        raise ValueError("stop_at_min_lr applies to the plateau schedule (LRGB's configurations) only")
     if overrides.get("step", "reference") not in STEPS:
         raise ValueError(f"unknown step {overrides['step']!r}; choose from {STEPS}")
     if overrides.get("step") == "reference" or precision.of(overrides) != precision.FLOAT32:  # today's step and bf16's
@@ -211,6 +214,14 @@ def epochs_checkpointed(key: str) -> int:
     return 0 if state is None else len(state["curve"]["val_ap"])
 
 
+def at_rest(curve: dict[str, list[float]], patience: int) -> bool:
+    """Whether a plateau run may stop (``patience`` 0: never): its rate at the minimum and its best validation AP
+    ``patience`` or more epochs behind."""
+    if not patience or not curve["val_ap"] or curve["lr"][-1] > PLATEAU["min_lr"] * (1 + 1e-6):
+        return False
+    return len(curve["val_ap"]) - 1 - int(np.argmax(curve["val_ap"])) >= patience
+
+
 def _evaluate(model: PeptideModel, graphs: list[Data], device: torch.device,
               mixed: str = precision.FLOAT32) -> tuple[float, float]:
     """(AP, mean BCE loss) on a split; the scores in fp32 whatever the precision of the forward pass."""
@@ -251,6 +262,8 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
         curve = state["curve"]
         resumed_s = float(np.sum(curve["train_s"]) + np.sum(curve["eval_s"]))  # the epochs earlier processes trained
     for epoch in range(len(curve["val_ap"]), config["epochs"]):
+        if at_rest(curve, config.get("stop_at_min_lr", 0)):  # the stated rule (issue 30), in the config and key
+            break
         if stop_after is not None and epoch >= stop_after:
             return None
         model.train()
@@ -290,6 +303,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
     metrics = {
         "val_ap": curve["val_ap"][best], "test_ap": curve["test_ap"][best], "val_loss": curve["val_loss"][best],
         "best_epoch": best, "epochs_run": len(curve["val_ap"]), "parameters": parameter_count(model), "resumed_s": resumed_s,
+        **({"stopped_early": len(curve["val_ap"]) < config["epochs"]} if config.get("stop_at_min_lr") else {}),
         "artefacts": {"curve": {k: np.asarray(v, dtype=np.float64) for k, v in curve.items()}
                       | {"train_graphs_per_s": np.asarray(train_graphs / np.asarray(curve["train_s"])),
                          "eval_graphs_per_s": np.asarray(eval_graphs / np.asarray(curve["eval_s"]))}},
