@@ -638,3 +638,29 @@ def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_
     assert ch4.key(ch4.config(params, *ch4.FIRST_FULL)) == ch4.key(first)  # the deciding run itself never stops early
     assert "stop_at_min_lr" not in ch4.config(params, "GCN", "tuned", 0)
     assert "stop_at_min_lr" not in ch4.config({**params, "epochs": 8}, "GCN", "LRGB, 2-layer head", 0)
+
+
+def write_runs(params: dict, cells: dict) -> None:
+    """Store records of the longer GCN pair under ``params`` (both precisions): test AP per (precision, stage) and seed."""
+    for (mixed, stage), aps in cells.items():
+        for seed, ap in enumerate(aps):
+            c = ch4.config({**params, "precision": mixed}, "GCN", stage, seed, epochs=params["long_epochs"])
+            store.write_record(ch4.CHAPTER, {"key": ch4.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+                                             "config": c, "metrics": {"test_ap": ap}})
+
+
+@pytest.mark.parametrize("bf16_ap,setting", [(0.400, {"precision": "bfloat16"}), (0.300, {"step": "fast"}), (None, {})])
+def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows(bf16_ap, setting, isolated_store):
+    """bf16 (its fast step) once the check passes, fp32 with the fast step once it fails, the profile's own until
+    it is decided; the deciding first run stays fp32 with today's step, and the short runs keep the profile's."""
+    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    fp32 = {("float32", s): (0.40, 0.41) for s in ch4.HEAD_STAGES[:2]}
+    write_runs(params, fp32 | ({("bfloat16", s): (bf16_ap, bf16_ap) for s in ch4.HEAD_STAGES[:2]} if bf16_ap else {}))
+    assert ch4.bf16_passes(params) == (None if bf16_ap is None else bf16_ap == 0.400)
+    assert ch4.paper_setting_note(params).startswith({0.400: "in bf16", 0.300: "in fp32 with the fast", None: "in float32"}[bf16_ap])
+    full = ch4.full_params(params)
+    other = ch4.config(full, "GCN", "LRGB, 2-layer head", 1)
+    assert {k: other[k] for k in ("precision", "step") if k in other} == setting
+    assert ch4.config(full, *ch4.FIRST_FULL) == ch4.config({**full, "precision": "bfloat16"}, *ch4.FIRST_FULL)
+    assert "precision" not in ch4.config(full, *ch4.FIRST_FULL) and "step" not in ch4.config(full, *ch4.FIRST_FULL)
+    assert "precision" not in ch4.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs

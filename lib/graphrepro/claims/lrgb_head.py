@@ -5,6 +5,7 @@ message-passing GNNs and GPS that LRGB (Dwivedi et al. 2022) reported."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -102,20 +103,66 @@ FIRST_FULL = ("GCN", "LRGB, linear head", 0)  # always trains LRGB's 500 epochs:
 
 def config(params: dict[str, Any], model: str, stage: str, seed: int, epochs: int | None = None) -> dict[str, Any]:
     """One run: the stage's base configuration of ``model`` (GPS: its ``GPS_STAGES``), its changes, and the
-    profile's reductions. A run of an LRGB configuration at LRGB's 500 epochs, other than ``FIRST_FULL``,
-    stops by the stated rule (``lrgb.STOP_AT_MIN_LR``) once ``stopping_check`` says the rule applies."""
+    profile's reductions. At the papers' epochs, ``FIRST_FULL`` trains in fp32 with today's step; every other
+    run takes ``paper_setting``'s precision and step, and one of an LRGB configuration stops by the stated rule
+    (``lrgb.STOP_AT_MIN_LR``) once ``stopping_check`` says the rule applies."""
     base, changes = ("tuned", GPS_STAGES[stage]) if model == lrgb.GPS else STAGES[stage]
     epochs = params["epochs"] if epochs is None else epochs
     fields: dict[str, Any] = {**changes, "train_graphs": params["train_graphs"], "eval_graphs": params["eval_graphs"],
                               "precision": params["precision"]}
-    if base == "lrgb" and not epochs and (model, stage, seed) != FIRST_FULL and (stopping_check(params) or {}).get("applies"):
-        fields["stop_at_min_lr"] = lrgb.STOP_AT_MIN_LR
+    if not epochs and (model, stage, seed) == FIRST_FULL:
+        fields["precision"] = precision.FLOAT32
+    elif not epochs:
+        fields.update(paper_setting(params))
+        if base == "lrgb" and (stopping_check(params) or {}).get("applies"):
+            fields["stop_at_min_lr"] = lrgb.STOP_AT_MIN_LR
     if epochs:
         fields["epochs"] = epochs
         if base == "tuned":  # the same shape in fewer epochs: warm-up 2% of training, stepped every batch
             full = lrgb.BASES["tuned"]
             fields.update(warmup_epochs=full["warmup_epochs"] * epochs / full["epochs"], schedule_per_batch=True)
     return lrgb.make_config(model, base, seed, **fields)
+
+
+def paper_setting(params: dict[str, Any]) -> dict[str, str]:
+    """The precision and step of the papers'-budget runs after ``FIRST_FULL``: bf16 where the fidelity check
+    passed, fp32 with the fast step where it failed, and the profile's precision until it is decided."""
+    passed = bf16_passes(params)
+    if passed is None:
+        return {"precision": params["precision"]}
+    return {"precision": precision.BFLOAT16} if passed else {"precision": precision.FLOAT32, "step": "fast"}
+
+
+def paper_setting_note(params: dict[str, Any]) -> str:
+    """``paper_setting`` in words, for the page."""
+    passed = bf16_passes(params)
+    if passed is None:
+        return f"in {params['precision']}, the profile's precision, because the check is not yet decided"
+    return "in bf16, because the check passed" if passed else "in fp32 with the fast step, because the check failed"
+
+
+def bf16_passes(params: dict[str, Any]) -> bool | None:
+    """The fidelity check's outcome from the records (``fidelity_table``): True when every stage is within, False
+    when one is not, None until every run of it is recorded. A profile that trains no longer pair (``paper``)
+    reads the standard profile's check."""
+    long_epochs = params["long_epochs"] or chapters.resolve(CHAPTER, "standard")["long_epochs"]
+    return _bf16_passes(json.dumps({**params, "long_epochs": long_epochs}, sort_keys=True), _store_stamp())
+
+
+def _store_stamp() -> tuple[str, int]:
+    """The chapter's store and when it last changed (a record added or removed), for caches of what records decide."""
+    folder = store.record_path(CHAPTER, "x").parent
+    return str(folder), folder.stat().st_mtime_ns if folder.exists() else 0
+
+
+@functools.lru_cache(maxsize=8)
+def _bf16_passes(check: str, stamp: tuple[str, int]) -> bool | None:
+    """``bf16_passes`` for one set of parameters (JSON) and one state of the store."""
+    params = json.loads(check)
+    within = fidelity_table(fidelity_runs(params), params).get("within", pd.Series(dtype=str))
+    if not len(within) or not within.isin(["yes", "no"]).all():
+        return None
+    return bool((within == "yes").all())
 
 
 def stopping_check(params: dict[str, Any]) -> dict[str, Any] | None:
