@@ -42,7 +42,7 @@ class Architecture:
     heads: int = 4  # GPS's attention heads
     attention_dropout: float = 0.5
     outputs: int = 10
-    fast: bool = False  # the fast step (``FAST``): dropout masks from random bits, GatedGCN's fused gathers
+    fast: bool = False  # the fast step (``FAST``)
 
 
 FAST = ("dropout masks from random bits (15 per element) in every layer, attention included; GatedGCN's "
@@ -139,22 +139,31 @@ class GatedGCNLayer(nn.Module):
 
     def forward(self, x, edge_index, edge_attr):
         src, dst = edge_index
-        if self.fast:
-            e_hat = self.D(x).index_select(0, dst) + self.E(x).index_select(0, src) + self.C(edge_attr)
-            gate = torch.sigmoid(e_hat)
-            messages = gate * self.B(x).index_select(0, src)
-            num = messages.new_zeros(x.shape[0], messages.shape[1]).index_add_(0, dst, messages)
-            den = gate.new_zeros(x.shape[0], gate.shape[1]).index_add_(0, dst, gate)
-            h = self.A(x) + num / (den + 1e-6)
-        else:  # today's order of operations, which fixes the order gradients accumulate in
-            e_hat = self.D(x)[dst] + self.E(x)[src] + self.C(edge_attr)
-            gate = torch.sigmoid(e_hat)
-            num = scatter(gate * self.B(x)[src], dst, 0, dim_size=x.shape[0], reduce="sum")
-            den = scatter(gate, dst, 0, dim_size=x.shape[0], reduce="sum")
-            h = self.A(x) + num / (den + 1e-6)
+        gather, total = (_index_select, _index_add) if self.fast else (_index, _scatter_sum)
+        e_hat = gather(self.D(x), dst) + gather(self.E(x), src) + self.C(edge_attr)
+        gate = torch.sigmoid(e_hat)
+        num = total(gate * gather(self.B(x), src), dst, x.shape[0])
+        den = total(gate, dst, x.shape[0])
+        h = self.A(x) + num / (den + 1e-6)
         h = self.dropout(self.act_x(self.norm_x(h)))
         e = self.dropout(self.act_e(self.norm_e(e_hat)))
         return (x + h if self.residual else h), edge_attr + e
+
+
+def _index(t: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    return t[rows]
+
+
+def _index_select(t: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    return t.index_select(0, rows)
+
+
+def _scatter_sum(t: torch.Tensor, rows: torch.Tensor, size: int) -> torch.Tensor:
+    return scatter(t, rows, 0, dim_size=size, reduce="sum")
+
+
+def _index_add(t: torch.Tensor, rows: torch.Tensor, size: int) -> torch.Tensor:
+    return t.new_zeros(size, t.shape[1]).index_add_(0, rows, t)
 
 
 class GraphHead(nn.Module):
