@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -114,19 +115,25 @@ def test_concurrent_writers_leave_valid_records(tmp_path):
 
 
 @pytest.mark.integration
-def test_two_executions_of_a_page_take_turns(tmp_path):
-    env = _env(tmp_path)
-    command = [*CLI, "run", "reproducibility", "--profile", "smoke"]
-    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
-    lock, deadline = tmp_path / "executed" / ".reproducibility.lock", time.monotonic() + 300
-    while not (lock.exists() and lock.read_text().startswith("pid")):  # the first holds the page's lock
-        assert procs[0].poll() is None and time.monotonic() < deadline, "the first execution never took the lock"
-        time.sleep(0.1)
-    procs.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outputs = [p.communicate(timeout=300) for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], outputs
-    assert "is being executed by pid" in outputs[1][1]  # the second waited for the first
-    executed = tmp_path / "executed"
+def test_a_second_execution_of_a_page_says_who_holds_it_waits_and_then_executes(tmp_path):
+    """While one execution holds a page's lock (here the test holds it, so no timing decides the order), another
+    names the holder, waits, and executes the page once the lock is free."""
+    env, executed = _env(tmp_path), tmp_path / "executed"
+    executed.mkdir(parents=True, exist_ok=True)
+    with open(executed / ".reproducibility.lock", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        proc = subprocess.Popen([*CLI, "run", "reproducibility", "--profile", "smoke"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said = ""
+        while f"is being executed by pid {os.getpid()}" not in said and proc.poll() is None:
+            said += proc.stderr.readline()
+        assert proc.poll() is None, said  # waiting, not finished
+        fh.truncate(0)
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, said + err
     assert sorted(p.name for p in executed.iterdir() if not p.name.endswith(".lock")) == ["reproducibility.ipynb"]
     assert nbformat.read(executed / "reproducibility.ipynb", as_version=4).metadata.papermill.parameters["profile"] == "smoke"
 
@@ -137,17 +144,17 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     folder = tmp_path / "results" / "hgcn-mlp-bug"
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and len(list(folder.glob("*.json"))) < 3:
+    while time.monotonic() < deadline and len(records_in(folder)) < 3:
         time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    kept = len(list(folder.glob("*.json")))
+    kept = len(records_in(folder))
     assert proc.returncode == 130, err
     assert err.strip() == f"graphrepro: interrupted; every finished run is kept ({kept} new in results/hgcn-mlp-bug); " \
                           "run the same command again to resume"
     assert "Traceback" not in out + err and not list(folder.glob(".tmp-*"))
     assert not (tmp_path / "executed" / "hgcn-mlp-bug.ipynb").exists()
-    assert all(json.loads(p.read_text())["key"] == p.stem for p in folder.glob("*.json"))
+    assert all(json.loads(p.read_text())["key"] == p.stem for p in records_in(folder))
 
 
 KERNEL_LOGS_AN_ERROR = textwrap.dedent("""
@@ -189,6 +196,11 @@ KILL_DRILL = {
 }
 
 
+def records_in(folder) -> list:
+    """The finished records in a store folder (pathlib's ``*`` also matches the ``.tmp-*`` files being written)."""
+    return [p for p in folder.glob("*.json") if not p.name.startswith(".")]
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize("slug", KILL_DRILL)
 def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, tmp_path):
@@ -198,11 +210,11 @@ def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, 
     env, folder = _env(tmp_path, GRAPHREPRO_WORKERS="1"), tmp_path / "results" / slug
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None and not list(folder.glob("*.json")):
+    while time.monotonic() < deadline and proc.poll() is None and not records_in(folder):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
-    kept = {p.stem: p.read_bytes() for p in folder.glob("*.json")}
+    kept = {p.stem: p.read_bytes() for p in records_in(folder)}
     assert kept, "no record was written before the kill"
     assert all(store.digest_matches(json.loads(data)) for data in kept.values())
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
@@ -213,6 +225,6 @@ def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, 
     params = chapters.resolve(slug, "smoke", **chapters.parse_overrides(slug, given))
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(tmp_path / "results")):
         expected = chapters.chapter_module(slug).chapter_keys(params)
-    assert {p.stem for p in folder.glob("*.json")} == expected and len(kept) < len(expected)
+    assert {p.stem for p in records_in(folder)} == expected and len(kept) < len(expected)
     assert not list(folder.rglob(".tmp-*"))  # what the kill left half-written is gone
     assert all((folder / f"{key}.json").read_bytes() == data for key, data in kept.items())  # not retrained
