@@ -131,15 +131,16 @@ def test_random_walk_encoding_is_the_return_probability():
     torch.testing.assert_close(rwse, torch.stack(expected, 1))
 
 
-@pytest.mark.parametrize("model,base", [("GCN", "lrgb"), ("GatedGCN", "tuned")])
-def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base):
+@pytest.mark.parametrize("model,base,mixed", [("GCN", "lrgb", "float32"), ("GatedGCN", "tuned", "float32"),
+                                             ("GatedGCN", "tuned", "bfloat16")])
+def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base, mixed):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
     graphs = random_molecules(48)
     data = {"train": graphs[:32], "val": graphs[32:40], "test": graphs[40:]}
     if base == "tuned":
         for g, pe in zip(graphs, lrgb.random_walk_se(graphs, progress=False)):
             g.rwse = pe
-    config = lrgb.make_config(model, base, 3, epochs=4, batch_size=8, warmup_epochs=1.0)
+    config = lrgb.make_config(model, base, 3, epochs=4, batch_size=8, warmup_epochs=1.0, precision=mixed)
     straight = lrgb.train_run(data, config, torch.device("cpu"), "straight")
     assert lrgb.train_run(data, config, torch.device("cpu"), "halves", stop_after=2) is None
     assert (lrgb.checkpoint_dir("halves") / "state.pt").exists()
