@@ -108,6 +108,10 @@ def test_the_estimate_from_records_scales_each_kinds_seconds_per_epoch_to_the_pr
     paper = [c for c in module.chapter_records(chapters.resolve(slug, "paper"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
     assert row["records"] == 3 and row["s per planned epoch"] == pytest.approx(per_epoch)
     assert row["hours"] == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper) / 3600)
+    assert row["hours left"] == row["hours"]  # no paper run of the kind is recorded
+    bench.store.write_record(slug, _record(hgb.EXPERIMENT, paper[0], 50.0))  # one is, now
+    left = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"]).loc[("DBLP", "HAN"), "hours left"]
+    assert left == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper[1:]) / 3600)
     assert row["status"].startswith("settings differ: ") and "metapath_edge_limit" in row["status"]
     assert table.drop(index=[("DBLP", "HAN")]).status.eq("no standard record of this kind").all()
 

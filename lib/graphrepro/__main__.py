@@ -240,7 +240,8 @@ def _bench(args: argparse.Namespace) -> int:
         for slug in slugs:
             table = bench.recorded_estimate(slug, args.estimate)
             print(f"\n{slug}, {args.estimate} profile from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
-                  f"hours for the {int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
+                  f"hours ({table.get('hours left', pd.Series()).sum():.1f} left) for the "
+                  f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
             print(table.drop(columns="chapter").round(4).to_string(index=False, na_rep=""))
         return 0
     if args.estimate:

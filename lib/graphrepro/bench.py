@@ -229,11 +229,13 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     """Hours a profile's runs would take on the machine of the committed ``standard`` records, probing nothing:
     per kind of run (experiment, dataset, model, and any optional settings only some of its runs carry, such
     as GMNN's EM loops on a GCN), the median recorded seconds per planned epoch times every planned epoch of
-    the profile's runs (runs that stop early as the records did). A kind with no record says so; one whose
-    records all differ from the profile's runs in a setting (fewer negatives) names it: its epochs may cost
-    otherwise."""
+    the profile's runs (runs that stop early as the records did), and the hours left: the epochs of the
+    profile's runs with no record yet, less what this machine's checkpoints hold. A kind with no record says
+    so; one whose records all differ from the profile's runs in a setting (fewer negatives) names it: its
+    epochs may cost otherwise."""
     module = chapters.chapter_module(slug)
     keys = module.chapter_keys(chapters.resolve(slug, "standard"))
+    done = {r["key"] for r in store.records(slug)}
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for record in store.records(slug):
         if record["key"] in keys:
@@ -259,7 +261,10 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
                 continue
             per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
             differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
+            left = sum(max(0, e - (experiment.checkpointed(c) if experiment.checkpointed else 0))
+                       for c, e in zip(part, epochs) if experiment.key(c) not in done)
             rows.append({**row, "records": len(mine), "s per planned epoch": per_epoch, "hours": per_epoch * sum(epochs) / 3600,
+                         "hours left": per_epoch * left / 3600,
                          "status": "settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
                          if differs else "as recorded"})
     return pd.DataFrame(rows)

@@ -39,6 +39,7 @@ class Experiment:
     batch_key: Callable[[dict[str, Any]], str] | None = None  # default: configs that differ only in their seed
     epochs: Callable[[dict[str, Any]], int] | None = None  # planned epochs; default: the config's epoch field
     peak_mb: Callable[[dict[str, Any]], float] | None = None  # a run's expected peak memory; caps a grid's workers
+    checkpointed: Callable[[dict[str, Any]], int] | None = None  # epochs an unrecorded run has checkpointed here
 
     def key(self, config: dict[str, Any]) -> str:
         """The store key of this experiment's run of ``config`` (its name, version and config, hashed)."""
