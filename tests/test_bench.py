@@ -156,3 +156,18 @@ def test_compare_seconds_alternates_the_ways_and_gives_each_ones_speedup_over_th
     assert row == {"run": "three ways", "s, today": 6.0, "s, fast": 3.0, "s, bf16": 2.0,
                    "speedup, fast": 2.0, "speedup, bf16": 3.0}
     assert bench.compare_seconds("two", way("a", 4.0), way("b", 1.0), repeats=1)["speedup"] == 4.0
+
+
+def test_hours_left_take_off_the_epochs_a_chapter_4_run_has_checkpointed(monkeypatch):
+    """A paper-profile GCN run with 100 of its epochs in this machine's checkpoint has only the rest left."""
+    from graphrepro.experiments import lrgb
+
+    slug = "lrgb-head"
+    module = chapters.chapter_module(slug)
+    gcn = [c for c in module.chapter_records(chapters.resolve(slug, "standard"))[0] if c["model"] == "GCN"]
+    bench.store.write_record(slug, _record(lrgb.EXPERIMENT, gcn[0], 800.0))  # 8 epochs: 100 s each
+    first = lrgb.EXPERIMENT.key(module.config(module.full_params(chapters.resolve(slug, "paper")), *module.FIRST_FULL))
+    monkeypatch.setattr(lrgb, "epochs_checkpointed", lambda key: 100 if key == first else 0)
+    row = bench.recorded_estimate(slug, "paper").set_index("model").loc["GCN"]
+    assert row["s per planned epoch"] == pytest.approx(100.0)
+    assert row["hours"] - row["hours left"] == pytest.approx(100 * 100.0 / 3600)
