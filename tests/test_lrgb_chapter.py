@@ -489,7 +489,7 @@ def test_dropout_from_random_bits_keeps_each_element_with_the_stated_probability
     slots, independently of the neighbouring slot, and leaves the mean where it was."""
     torch.manual_seed(0)
     n = 400_000
-    keep = models.keep_mask((n,), p, torch.device("cpu"), "bits").float()
+    keep = models.keep_mask((n,), p, torch.device("cpu")).float()
     rate = 1.0 - round(p * 2**models.BITS) / 2**models.BITS
     sigma = (rate * (1 - rate) / (n / 4)) ** 0.5
     slots = keep.view(-1, 4).mean(0)

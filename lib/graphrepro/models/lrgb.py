@@ -249,11 +249,9 @@ class LapPEEncoder(nn.Module):
 BITS = 15  # random bits per element of a ``bits`` dropout mask
 
 
-def keep_mask(shape: tuple[int, ...], p: float, device: torch.device, draw: str = "uniform") -> torch.Tensor:
-    """Which elements dropout keeps (bool): uniform numbers compared with p (``uniform``), or ``BITS`` random
-    bits per element, four elements to a 64-bit draw, compared with round(p 2^15) (``bits``)."""
-    if draw == "uniform":
-        return torch.rand(shape, device=device) >= p
+def keep_mask(shape: tuple[int, ...], p: float, device: torch.device) -> torch.Tensor:
+    """Which elements a ``bits`` dropout keeps (bool): ``BITS`` random bits per element, four elements to a
+    64-bit draw, compared with round(p 2^15)."""
     count = math.prod(shape)
     words = torch.empty((count + 3) // 4, dtype=torch.int64, device=device).random_()  # 63 uniform bits each
     return ((words.view(torch.int16)[:count] & (2**BITS - 1)) >= round(p * 2**BITS)).view(shape)
@@ -270,7 +268,7 @@ def dropout(x: torch.Tensor, p: float, training: bool, draw: str = "uniform") ->
     if draw == "uniform":
         return x * (torch.rand_like(x) >= p) / (1.0 - p)
     kept = 1.0 - round(p * 2**BITS) / 2**BITS
-    return x * keep_mask(tuple(x.shape), p, x.device, draw).to(x.dtype).mul_(1.0 / kept)
+    return x * keep_mask(tuple(x.shape), p, x.device).to(x.dtype).mul_(1.0 / kept)
 
 
 class Dropout(nn.Module):
@@ -306,7 +304,7 @@ def attention_keep(attention: nn.MultiheadAttention, dense: torch.Tensor, draw: 
     """The attention weights dropout keeps, [graphs, heads, nodes, nodes], drawn as ``dropout`` draws them."""
     graphs, nodes, _ = dense.shape
     if draw == "bits":
-        return keep_mask((graphs, attention.num_heads, nodes, nodes), attention.dropout, dense.device, draw)
+        return keep_mask((graphs, attention.num_heads, nodes, nodes), attention.dropout, dense.device)
     return torch.rand(graphs, attention.num_heads, nodes, nodes, dtype=dense.dtype, device=dense.device) >= attention.dropout
 
 
