@@ -5,11 +5,12 @@ PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 export GRAPHREPRO_MIRROR ?= $(abspath ../shared/data)
 
-.PHONY: help install vendor book build-only test smoke verify bench list clean
+.PHONY: help install vendor book build-only check test smoke verify bench list clean
 
 help:
 	@echo "make book    execute every chapter (standard profile, reusing results/) and build _build/html"
-	@echo "make test    unit tests, every chapter under the smoke profile, the book built and opened in Chromium"
+	@echo "make check   the fast loop: unit tests only (no chapter executed, no book built, no real dataset trained)"
+	@echo "make test    every test: unit tests, every chapter under the smoke profile, the book built and opened in Chromium"
 	@echo "make verify  re-train 3 random recorded runs (each trained in at most 15 min) and compare with their records"
 	@echo "make bench   seconds per run and the chapter's wall time"
 	@echo "make build-only  build the HTML from the executed pages (executing only pages never executed)"
@@ -25,13 +26,16 @@ install: $(STAMP)
 # MathJax 3 from the npm registry, served from the book itself so pages render offline (the book
 # command fetches it when missing; this target only fetches it ahead of time).
 vendor: $(STAMP)
-	$(PY) -c "from graphrepro.runner import ensure_mathjax; ensure_mathjax()"
+	$(PY) -c "from graphrepro.build import ensure_mathjax; ensure_mathjax()"
 
 book: $(STAMP)
 	$(PY) -m graphrepro book --profile standard
 
 build-only: $(STAMP)
 	$(PY) -m graphrepro book --no-execute
+
+check: $(STAMP)
+	$(PY) -m pytest -m "not integration and not slow" -p no:cacheprovider -q
 
 test: $(STAMP)
 	$(PY) -m pytest

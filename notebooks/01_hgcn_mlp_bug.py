@@ -50,14 +50,12 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import chapters, report
-from graphrepro.claims import hgcn_geometry as geo
-from graphrepro.claims import hgcn_mlp_bug as ch1
-from graphrepro.claims import hgcn_trees as trees
+from graphrepro import pages, report
+from graphrepro.chapters.hgcn_mlp_bug import claims, configs, figures, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = chapters.resolve(
+params = pages.resolve(
     "hgcn-mlp-bug", profile, device=device, precision=precision, seeds=seeds, max_epochs=max_epochs, tasks=tasks, tolerance=tolerance,
     gammas=gammas, delta_samples=delta_samples, ricci_edges=ricci_edges, search_layers=search_layers,
     search_act=search_act, search_dropout=search_dropout, search_weight_decay=search_weight_decay,
@@ -67,7 +65,7 @@ glue("profile", profile, display=False)
 glue("seeds", params["seeds"], display=False)
 glue("tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("hgcn-mlp-bug", params))
-display(report.run_this_chapter("hgcn-mlp-bug", params, *ch1.chapter_records(params)))
+display(report.run_this_chapter("hgcn-mlp-bug", params, *configs.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]
@@ -81,7 +79,7 @@ report.parameters_table(params)
 # standard deviation over 5 (MLP) or 10 (others) seeds, in percent.
 
 # %% tags=["hide-input"]
-ch1.paper_table(params)
+tables.paper_table(params)
 
 # %% [markdown]
 # ## Protocol
@@ -127,7 +125,7 @@ for name, values in [("grid_layers", params["search_layers"]), ("grid_act", para
     glue(name, " or ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values), display=False)
 
 # %%
-runs = ch1.run_table1(params)
+runs = configs.run_table1(params)
 
 # %% [markdown]
 # (hgcn-mlp-bug-paper-vs-ours)=
@@ -138,17 +136,17 @@ runs = ch1.run_table1(params)
 # anyone.
 
 # %% tags=["hide-input"]
-long = ch1.table1(runs, params)
-ch1.table1_compact(long)
+long = tables.table1(runs, params)
+tables.table1_compact(long)
 
 # %% [markdown]
 # The full table adds HGCN's README settings and the setting the search chose for every cell.
 
 # %% tags=["hide-input", "hide-output"]
-ch1.table1_display(long)
+tables.table1_display(long)
 
 # %% tags=["hide-input"]
-report.glue_figure("table1_figure", ch1.table1_figure(long))
+report.glue_figure("table1_figure", figures.table1_figure(long))
 
 # %% [markdown]
 # ```{glue:figure} table1_figure
@@ -172,10 +170,10 @@ report.glue_figure("table1_figure", ch1.table1_figure(long))
 # column 4 kept.
 
 # %%
-nc_runs = trees.run_nc_splits(params)
+nc_runs = configs.run_nc_splits(params)
 
 # %% tags=["hide-input"]
-nc_table = trees.nc_split_table(nc_runs, params)
+nc_table = tables.nc_split_table(nc_runs, params)
 glue("nc_leak_mlp", f"{nc_table.loc['MLP', 'leak adds (points)']:+.1f}", display=False)
 glue("nc_label_mlp", nc_table.loc["MLP", "leaky split, label's column kept"], display=False)
 nc_table
@@ -198,11 +196,11 @@ nc_table
 # HyboNet, which we have not reimplemented: a stated deviation.
 
 # %%
-tree_runs = trees.run_trees(params)
+tree_runs = configs.run_trees(params)
 
 # %% tags=["hide-input"]
-curve = trees.tree_curve(tree_runs, params)
-trees.tree_table(curve, params["tolerance"])
+curve = tables.tree_curve(tree_runs, params)
+tables.tree_table(curve, params["tolerance"])
 
 # %% [markdown]
 # ### Why the graph models score below chance on Tree1111
@@ -213,7 +211,7 @@ trees.tree_table(curve, params["tolerance"])
 # without training anything.
 
 # %% tags=["hide-input"]
-isolated = trees.isolated_endpoints(params)
+isolated = tables.isolated_endpoints(params)
 glue("tree_isolated", f"{isolated.iloc[0, 0]:.0f}%", display=False)
 glue("tree_isolated_neg", f"{isolated.iloc[0, 1]:.0f}%", display=False)
 glue("tree_degree_auc", f"{isolated.iloc[0, 2]:.0f}%", display=False)
@@ -228,7 +226,7 @@ isolated
 # cannot see isolation and stays near chance when features carry no signal (γ = 0).
 
 # %% tags=["hide-input"]
-report.glue_figure("gamma_figure", trees.gamma_figure(curve))
+report.glue_figure("gamma_figure", figures.gamma_figure(curve))
 
 # %% [markdown]
 # ```{glue:figure} gamma_figure
@@ -245,7 +243,7 @@ report.glue_figure("gamma_figure", trees.gamma_figure(curve))
 # (a lower bound).
 
 # %% tags=["hide-input"]
-geo.delta_table(params)
+tables.delta_table(params)
 
 # %% [markdown]
 # δ says "tree" for Disease and Tree1111 alike. Ollivier–Ricci curvature tells them apart: with uniform
@@ -253,9 +251,9 @@ geo.delta_table(params)
 # $\kappa(x, y) = 1 - W_1(m_x, m_y)$, with $W_1$ solved exactly by POT.
 
 # %% tags=["hide-input"]
-curvatures = geo.curvature_frame(params)
-report.glue_figure("curvature_figure", geo.curvature_figure(curvatures))
-geo.curvature_summary(curvatures)
+curvatures = tables.curvature_frame(params)
+report.glue_figure("curvature_figure", figures.curvature_figure(curvatures))
+tables.curvature_summary(curvatures)
 
 # %% [markdown]
 # ```{glue:figure} curvature_figure
@@ -272,8 +270,8 @@ geo.curvature_summary(curvatures)
 # to 2.
 
 # %% tags=["hide-input"]
-tripod = geo.tripod_frame()
-report.glue_figure("tripod_figure", geo.tripod_figure(tripod))
+tripod = tables.tripod_frame()
+report.glue_figure("tripod_figure", figures.tripod_figure(tripod))
 glue("tripod_gap", f"{abs(tripod['geoopt'] - tripod['closed form']).max():.1e}", display=False)
 
 # %% [markdown]
@@ -291,8 +289,8 @@ glue("tripod_gap", f"{abs(tripod['geoopt'] - tripod['closed form']).max():.1e}",
 
 # %% tags=["hide-input"]
 all_runs = pd.concat([runs, nc_runs, tree_runs]).drop_duplicates("key")
-verdicts = ch1.claim_verdicts(profile, all_runs, params)
-for row in ch1.finding_numbers(long):
+verdicts = claims.claim_verdicts(profile, all_runs, params)
+for row in claims.finding_numbers(long):
     glue(row["key"], row["value"], display=False)
 report.verdict_table(verdicts)
 

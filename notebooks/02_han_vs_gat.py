@@ -45,19 +45,19 @@ import warnings
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import chapters, report
-from graphrepro.claims import han_vs_gat as ch2
+from graphrepro import pages, report
+from graphrepro.chapters.han_vs_gat import claims, configs, figures, paper, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = chapters.resolve(
+params = pages.resolve(
     "han-vs-gat", profile, device=device, precision=precision, datasets=datasets, seeds=seeds, ablation_seeds=ablation_seeds,
     max_epochs=max_epochs, width=width, metapath_neighbours=metapath_neighbours,
     metapath_edge_limit=metapath_edge_limit, tolerance=tolerance,
 )
-glue("ch2_tolerance", f"{params['tolerance']:g}", display=False)
+glue("han_vs_gat_tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("han-vs-gat", params))
-display(report.run_this_chapter("han-vs-gat", params, *ch2.chapter_records(params)))
+display(report.run_this_chapter("han-vs-gat", params, *configs.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]
@@ -87,29 +87,29 @@ report.parameters_table(params)
 # * **Training.** Adam, full batch, at most 300 epochs (HAN 200), early stopping on validation loss with
 #   patience 30 (HAN 100); test scores at the epoch of lowest validation loss.
 # * **Deviations.** HAN's validation split is the shared 20%, not its own 70/30 cut. Under this profile
-#   HAN and the meta-path GAT keep {glue:text}`ch2_sampling`, for cost (the README states it); the
+#   HAN and the meta-path GAT keep {glue:text}`han_vs_gat_sampling`, for cost (the README states it); the
 #   cells this touches say so. The meta-path GAT, the feature modes and the
-#   ablations average {glue:text}`ch2_ablation_seeds` seed(s), the main table all of its seeds.
+#   ablations average {glue:text}`han_vs_gat_ablation_seeds` seed(s), the main table all of its seeds.
 
 # %% tags=["hide-input"]
-glue("ch2_ablation_seeds", params["ablation_seeds"], display=False)
-glue("ch2_sampling", ch2.sampling_note(params) if params["metapath_neighbours"] else "every meta-path neighbour", display=False)
+glue("han_vs_gat_ablation_seeds", params["ablation_seeds"], display=False)
+glue("han_vs_gat_sampling", configs.sampling_note(params) if params["metapath_neighbours"] else "every meta-path neighbour", display=False)
 
 # %%
-main_runs = ch2.run(params, "main")
+main_runs = configs.run(params, "main")
 
 # %% [markdown]
 # (han-vs-gat-paper-vs-ours)=
 # ## Paper vs ours
 #
-# A cell is *reproduced* when our Micro-F1 mean is within {glue:text}`ch2_tolerance` points of the paper's.
+# A cell is *reproduced* when our Micro-F1 mean is within {glue:text}`han_vs_gat_tolerance` points of the paper's.
 
 # %% tags=["hide-input"]
-long = ch2.main_table(main_runs, params)
-report.verdict_grid(long, "model", "dataset", ch2.FREEBASE)
+long = tables.main_table(main_runs, params)
+report.verdict_grid(long, "model", "dataset", paper.FREEBASE)
 
 # %% tags=["hide-input", "hide-output"]
-ch2.main_display(long)
+tables.main_display(long)
 
 # %% [markdown]
 # (han-vs-gat-metapaths)=
@@ -119,13 +119,13 @@ ch2.main_display(long)
 # meta-path graph, HAN on all of them, and GAT on the whole heterogeneous graph (Micro-F1).
 
 # %%
-metapath_runs = ch2.run(params, "metapath")
+metapath_runs = configs.run(params, "metapath")
 
 # %% tags=["hide-input"]
 import pandas as pd  # noqa: E402
 
 all_runs = pd.concat([main_runs, metapath_runs])
-ch2.metapath_table(all_runs, params).drop(columns="mean").set_index(["dataset", "model"])
+tables.metapath_table(all_runs, params).drop(columns="mean").set_index(["dataset", "model"])
 
 # %% [markdown]
 # ## Proper inputs
@@ -133,10 +133,10 @@ ch2.metapath_table(all_runs, params).drop(columns="mean").set_index(["dataset", 
 # GAT under each feature mode (Micro-F1); "(README)" marks the mode HGB's published command used.
 
 # %%
-feature_runs = ch2.run(params, "features")
+feature_runs = configs.run(params, "features")
 
 # %% tags=["hide-input"]
-ch2.feature_table(pd.concat([main_runs, feature_runs]), params)
+tables.feature_table(pd.concat([main_runs, feature_runs]), params)
 
 # %% [markdown]
 # ## What Simple-HGN's additions contribute
@@ -147,10 +147,10 @@ ch2.feature_table(pd.concat([main_runs, feature_runs]), params)
 # against these runs.
 
 # %%
-ablation_runs = ch2.run(params, "ablation")
+ablation_runs = configs.run(params, "ablation")
 
 # %% tags=["hide-input"]
-ch2.ablation_table(pd.concat([main_runs, ablation_runs]), params)
+tables.ablation_table(pd.concat([main_runs, ablation_runs]), params)
 
 # %% [markdown]
 # ## Cost
@@ -160,12 +160,12 @@ ch2.ablation_table(pd.concat([main_runs, ablation_runs]), params)
 # paper's Figure 2). Records trained while other jobs shared the cores, so the times are upper bounds.
 
 # %% tags=["hide-input"]
-cost = ch2.cost_frame(main_runs, params)
-report.glue_figure("ch2_cost", ch2.cost_figure(cost))
+cost = tables.cost_frame(main_runs, params)
+report.glue_figure("han_vs_gat_cost", figures.cost_figure(cost))
 cost.set_index("model")
 
 # %% [markdown]
-# ```{glue:figure} ch2_cost
+# ```{glue:figure} han_vs_gat_cost
 # :name: fig-hgb-cost
 #
 # Time per epoch (log scale) against test Micro-F1; marker size is peak memory.
@@ -178,19 +178,19 @@ cost.set_index("model")
 
 # %% tags=["hide-input"]
 everything = pd.concat([main_runs, metapath_runs, feature_runs, ablation_runs]).drop_duplicates("key")
-for name, value in ch2.finding_numbers(long, everything, params).items():
+for name, value in claims.finding_numbers(long, everything, params).items():
     glue(name, value, display=False)
-report.verdict_table(ch2.claim_verdicts(profile, everything, params))
+report.verdict_table(claims.claim_verdicts(profile, everything, params))
 
 # %% [markdown]
 # ## Findings
 #
-# * Of the Table 3 cells with records here, {glue:text}`ch2_reproduced` reproduce the paper's Micro-F1
-#   within {glue:text}`ch2_tolerance` points; {glue:text}`ch2_unrun` cells have no records yet under this
+# * Of the Table 3 cells with records here, {glue:text}`han_vs_gat_reproduced` reproduce the paper's Micro-F1
+#   within {glue:text}`han_vs_gat_tolerance` points; {glue:text}`han_vs_gat_unrun` cells have no records yet under this
 #   profile.
-# * Inputs matter: GAT's Micro-F1 across the four feature modes spans {glue:text}`ch2_feature_spread`.
+# * Inputs matter: GAT's Micro-F1 across the four feature modes spans {glue:text}`han_vs_gat_feature_spread`.
 # * What removing each of Simple-HGN's additions costs, in Micro-F1 points (full model minus ablated):
-#   {glue:text}`ch2_ablation_gains`. Where these are within the seeds' spread (a few tenths of a point)
+#   {glue:text}`han_vs_gat_ablation_gains`. Where these are within the seeds' spread (a few tenths of a point)
 #   the ablation cannot tell the variants apart; the verdicts above say whether the paper's "helps
 #   consistently" holds on every dataset.
 # * The verdicts above say, per dataset, whether GAT on the whole graph matches HAN, whether Simple-HGN

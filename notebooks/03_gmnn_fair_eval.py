@@ -49,22 +49,22 @@ import warnings
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import chapters, report
-from graphrepro.claims import gmnn_fair_eval as ch3
+from graphrepro import pages, report
+from graphrepro.chapters.gmnn_fair_eval import claims, configs, figures, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = chapters.resolve(
+params = pages.resolve(
     "gmnn-fair-eval", profile, device=device, precision=precision, datasets=datasets, kinds=kinds, folds=folds, trials=trials,
     generation=generation, runs=runs, max_epochs=max_epochs, patience=patience, gmnn_loops=gmnn_loops,
     gmnn_epochs=gmnn_epochs, public_seeds=public_seeds, tolerance=tolerance,
 )
-glue("ch3_tolerance", f"{params['tolerance']:g}", display=False)
-glue("ch3_trials", params["trials"], display=False)
-glue("ch3_runs", params["runs"], display=False)
-glue("ch3_folds", params["folds"], display=False)
+glue("gmnn_fair_eval_tolerance", f"{params['tolerance']:g}", display=False)
+glue("gmnn_fair_eval_trials", params["trials"], display=False)
+glue("gmnn_fair_eval_runs", params["runs"], display=False)
+glue("gmnn_fair_eval_folds", params["folds"], display=False)
 display(report.profile_banner("gmnn-fair-eval", params))
-display(report.run_this_chapter("gmnn-fair-eval", params, *ch3.chapter_records(params)))
+display(report.run_this_chapter("gmnn-fair-eval", params, *configs.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]
@@ -83,41 +83,41 @@ report.parameters_table(params)
 #   class ("balanced") or 20·K nodes in class proportion ("stratified") from the inner training set.
 # * **Models.** MLP and GCN (two layers), FAGCN {cite:p}`bo2021fagcn` (two layers of signed, degree-scaled edge gates plus ε
 #   times the first representation); Glorot weights, zero biases, dropout on the inputs and on every
-#   layer, L2 on all layers, Adam. Up to {glue:text}`ch3_folds` folds × 1,000 epochs with patience 200
+#   layer, L2 on all layers, Adam. Up to {glue:text}`gmnn_fair_eval_folds` folds × 1,000 epochs with patience 200
 #   on validation loss (FAGCN: loss or accuracy), weights restored to the lowest validation loss.
 # * **Selection**, per fold and on validation only: a genetic search (Optuna's NSGA-II {cite:p}`akiba2019optuna`, whole
 #   generations trained as one batch) over the paper's grid: hidden 8–64, both dropouts 0.2–0.8,
 #   learning rate 1e-4–0.1, L2 1e-5–0.1, FAGCN's ε 0.1–0.9. Like the paper's evolution, it is guided by
 #   validation accuracy (of the weights restored at the lowest validation loss), and the setting with the
 #   highest validation accuracy is chosen; a tie goes to the earlier trial.
-# * **Assessment.** {glue:text}`ch3_runs` run(s) of the chosen setting per fold (seeds 1 ..). GMNN
+# * **Assessment.** {glue:text}`gmnn_fair_eval_runs` run(s) of the chosen setting per fold (seeds 1 ..). GMNN
 #   starts from the chosen base setting: q is the base model, pre-trained as above; then EM loops of
 #   an M-step (p, a GCN on sampled labels, annealing temperature 0.1) and an E-step (q on p's
 #   predictions), gold labels kept on training nodes, each network keeping its optimiser state.
-# * **Deviations.** This profile searches {glue:text}`ch3_trials` trials per fold and model instead of
-#   about 1,000, and runs {glue:text}`ch3_runs` run(s) per fold instead of 20; a smaller search can only
+# * **Deviations.** This profile searches {glue:text}`gmnn_fair_eval_trials` trials per fold and model instead of
+#   about 1,000, and runs {glue:text}`gmnn_fair_eval_runs` run(s) per fold instead of 20; a smaller search can only
 #   choose worse settings, so our numbers are if anything low.
 
 # %%
-assessment = ch3.run(params)
+assessment = configs.run(params)
 
 # %% [markdown]
 # (gmnn-fair-eval-paper-vs-ours)=
 # ## Paper vs ours
 #
-# A cell is *reproduced* when our mean is within {glue:text}`ch3_tolerance` points of the paper's.
+# A cell is *reproduced* when our mean is within {glue:text}`gmnn_fair_eval_tolerance` points of the paper's.
 # Table 3, sparse training sets:
 
 # %% tags=["hide-input"]
-sparse = ch3.table(assessment, params, "sparse").assign(column=lambda t: t.kind.str.replace("sparse_", "") + " training set")
+sparse = tables.table(assessment, params, "sparse").assign(column=lambda t: t.kind.str.replace("sparse_", "") + " training set")
 for dataset, cells in sparse.groupby("dataset", sort=False):
-    display(report.verdict_grid(cells, "model", "column", ch3.caption(dataset)))
+    display(report.verdict_grid(cells, "model", "column", tables.caption(dataset)))
 
 # %% [markdown]
 # Table 4, dense training sets:
 
 # %% tags=["hide-input"]
-dense = ch3.table(assessment, params, "dense")
+dense = tables.table(assessment, params, "dense")
 report.verdict_grid(dense.assign(column=dense.dataset), "model", "column", "Pubmed and WikiVitals: the paper's numbers only; "
                     "their data is not obtainable here")
 
@@ -128,8 +128,8 @@ report.verdict_grid(dense.assign(column=dense.dataset), "model", "column", "Pubm
 # model; stars for p < 0.05 / 0.01 / 0.001, as the paper marks them.
 
 # %% tags=["hide-input"]
-tested = ch3.significance(assessment, params)
-ch3.significance_display(tested)
+tested = tables.significance(assessment, params)
+tables.significance_display(tested)
 
 # %% [markdown]
 # (gmnn-fair-eval-protocol)=
@@ -141,21 +141,21 @@ ch3.significance_display(tested)
 # comparable sparse balanced training sets.
 
 # %%
-public = ch3.run_public(params)
+public = configs.run_public(params)
 
 # %% tags=["hide-input"]
-ch3.public_table(public, assessment, params)
+tables.public_table(public, assessment, params)
 
 # %% [markdown]
 # One split is one draw. Test accuracy per fold (GMNN: the better of p and q), and for each pair of
 # models the number of folds in which their order is the reverse of the order of their means.
 
 # %% tags=["hide-input"]
-report.glue_figure("ch3_folds_figure", ch3.fold_figure(assessment, params))
-ch3.flips(assessment, params).set_index(["dataset", "kind", "on average"])
+report.glue_figure("gmnn_fair_eval_folds_figure", figures.fold_figure(assessment, params))
+tables.flips(assessment, params).set_index(["dataset", "kind", "on average"])
 
 # %% [markdown]
-# ```{glue:figure} ch3_folds_figure
+# ```{glue:figure} gmnn_fair_eval_folds_figure
 # :name: fig-gmnn-folds
 #
 # Test accuracy of each model on each assessment fold.
@@ -168,7 +168,7 @@ ch3.flips(assessment, params).set_index(["dataset", "kind", "on average"])
 # alone.
 
 # %% tags=["hide-input"]
-ch3.cost_table(params)
+tables.cost_table(params)
 
 # %% [markdown]
 # (gmnn-fair-eval-verdicts)=
@@ -177,21 +177,21 @@ ch3.cost_table(params)
 # Each claim is decided from the records above.
 
 # %% tags=["hide-input"]
-for name, value in ch3.finding_numbers([sparse, dense], tested, assessment, public, params).items():
+for name, value in claims.finding_numbers([sparse, dense], tested, assessment, public, params).items():
     glue(name, value, display=False)
-report.verdict_table(ch3.claim_verdicts(profile, assessment, params))
+report.verdict_table(claims.claim_verdicts(profile, assessment, params))
 
 # %% [markdown]
 # ## Findings
 #
-# * Of the paper's Table 3 and 4 cells with records here, {glue:text}`ch3_reproduced` reproduce within
-#   {glue:text}`ch3_tolerance` points; {glue:text}`ch3_unrun` have no records yet under this profile.
-#   The others: {glue:text}`ch3_missed`. Our searches are far smaller than the paper's (see the
+# * Of the paper's Table 3 and 4 cells with records here, {glue:text}`gmnn_fair_eval_reproduced` reproduce within
+#   {glue:text}`gmnn_fair_eval_tolerance` points; {glue:text}`gmnn_fair_eval_unrun` have no records yet under this profile.
+#   The others: {glue:text}`gmnn_fair_eval_missed`. Our searches are far smaller than the paper's (see the
 #   deviations above), so a number below the paper's may be an under-tuned setting rather than a
 #   different model.
 # * How much one split hides: the standard deviation of GCN's test accuracy (sparse balanced training
-#   sets) is {glue:text}`ch3_spread`. Seeds on one split measure only the training's randomness; folds
+#   sets) is {glue:text}`gmnn_fair_eval_spread`. Seeds on one split measure only the training's randomness; folds
 #   add the split's.
-# * GMNN falls below its own base model in {glue:text}`ch3_gmnn_flips`; the paired test over folds above
+# * GMNN falls below its own base model in {glue:text}`gmnn_fair_eval_gmnn_flips`; the paired test over folds above
 #   decides whether its gain is more than that noise. Our test agrees with the paper's stars (significant
-#   at p < 0.05 or not) in {glue:text}`ch3_stars` comparisons; where it does not: {glue:text}`ch3_stars_differ`.
+#   at p < 0.05 or not) in {glue:text}`gmnn_fair_eval_stars` comparisons; where it does not: {glue:text}`gmnn_fair_eval_stars_differ`.

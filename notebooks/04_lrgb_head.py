@@ -46,19 +46,20 @@ import warnings
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import chapters, report
-from graphrepro.claims import lrgb_head as ch4
+from graphrepro import pages, report
+from graphrepro.chapters.lrgb_head import claims, configs, figures, paper, tables
+from graphrepro.data.registry import dataset_status
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = chapters.resolve(
+params = pages.resolve(
     "lrgb-head", profile, device=device, precision=precision, models=models, gps=gps, seeds=seeds, epochs=epochs, long_epochs=long_epochs,
     train_graphs=train_graphs, eval_graphs=eval_graphs, tolerance=tolerance,
 )
-glue("ch4_tolerance", f"{params['tolerance']:g}", display=False)
-glue("ch4_reductions", ch4.reduction_note(params), display=False)
+glue("lrgb_head_tolerance", f"{params['tolerance']:g}", display=False)
+glue("lrgb_head_reductions", configs.reduction_note(params), display=False)
 display(report.profile_banner("lrgb-head", params))
-display(report.run_this_chapter("lrgb-head", params, *ch4.chapter_records(params)))
+display(report.run_this_chapter("lrgb-head", params, *configs.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]
@@ -79,18 +80,18 @@ report.parameters_table(params)
 
 # %% tags=["hide-input"]
 chance = None
-if ch4.available():
-    stats = ch4.dataset_stats(ch4.peptide_arrays())
+if configs.available():
+    stats = tables.dataset_stats(tables.peptide_arrays())
     chance = 100 * stats["chance AP"]
-    glue("ch4_chance", f"{chance:.1f}", display=False)
-    display(ch4.stats_table(stats))
+    glue("lrgb_head_chance", f"{chance:.1f}", display=False)
+    display(tables.stats_table(stats))
 else:
-    glue("ch4_chance", "unavailable", display=False)
-    print("Peptides-func: unavailable here:", ch4.dataset_status("peptides_func")["reason"])
+    glue("lrgb_head_chance", "unavailable", display=False)
+    print("Peptides-func: unavailable here:", dataset_status("peptides_func")["reason"])
 
 # %% [markdown]
 # A model that ranks the graphs at random scores each label's positive rate in expectation: chance AP is
-# {glue:text}`ch4_chance` (× 100) on the test split, the floor of every figure below.
+# {glue:text}`lrgb_head_chance` (× 100) on the test split, the floor of every figure below.
 #
 # ## Protocol
 #
@@ -115,35 +116,35 @@ else:
 #   cheaper (`python -m graphrepro bench --chapter lrgb-head` measures the ratio).
 # * **Selection**: validation and test AP after every epoch; the test AP of the epoch with the best
 #   validation AP is the run's score.
-# * **Reductions under this profile**: {glue:text}`ch4_reductions`. A run saves a checkpoint after every
+# * **Reductions under this profile**: {glue:text}`lrgb_head_reductions`. A run saves a checkpoint after every
 #   epoch, so an interrupted run continues where it stopped.
 #
 # Parameter counts, checked when the page runs: LRGB's configurations have the counts LRGB's paper lists,
 # the tuned ones stay within the 500k budget.
 
 # %% tags=["hide-input"]
-ch4.parameter_table(params)
+tables.parameter_table(params)
 
 # %%
-main_runs = ch4.run(params, "main")
+main_runs = configs.run(params, "main")
 
 # %% [markdown]
 # (lrgb-head-paper-vs-ours)=
 # ## Paper vs ours
 #
-# A cell is *reproduced* when our mean test AP is within {glue:text}`ch4_tolerance` point(s) (AP × 100)
+# A cell is *reproduced* when our mean test AP is within {glue:text}`lrgb_head_tolerance` point(s) (AP × 100)
 # of the paper's. Under a reduced profile the runs are far shorter than the papers', so differences are
 # expected; the question the chapter asks is the order of the stages.
 
 # %% tags=["hide-input"]
-long = ch4.main_table(main_runs, params)
-report.verdict_grid(long, "stage", "model", ch4.GPS_NOTE)
+long = tables.main_table(main_runs, params)
+report.verdict_grid(long, "stage", "model", paper.GPS_NOTE)
 
 # %% tags=["hide-input"]
-report.glue_figure("ch4_heads", ch4.head_figure(long, params, chance))
+report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 
 # %% [markdown]
-# ```{glue:figure} ch4_heads
+# ```{glue:figure} lrgb_head_heads
 # :name: fig-lrgb-heads
 #
 # Test AP per model: LRGB's configuration with its linear head, the same with a 2-layer head, and the
@@ -162,19 +163,19 @@ report.glue_figure("ch4_heads", ch4.head_figure(long, params, chance))
 # and how many of the papers'-budget runs are recorded (and, while one trains here, its epochs so far).
 
 # %%
-long_runs = ch4.run(params, "long")
+long_runs = configs.run(params, "long")
 
 # %% tags=["hide-input"]
-everything = ch4.all_runs(main_runs, long_runs, ch4.full_runs(params))
-curve = ch4.curves(everything)
-report.glue_figure("ch4_curves", ch4.curve_figure(curve, params, chance))
-order = ch4.order_table(curve, params)
+everything = configs.all_runs(main_runs, long_runs, configs.full_runs(params))
+curve = tables.curves(everything)
+report.glue_figure("lrgb_head_curves", figures.curve_figure(curve, params, chance))
+order = tables.order_table(curve, params)
 display(order)
-glue("ch4_stopping", ch4.stopping_note(params), display=False)
-ch4.budget_table(everything, params)
+glue("lrgb_head_stopping", configs.stopping_note(params), display=False)
+tables.budget_table(everything, params)
 
 # %% [markdown]
-# ```{glue:figure} ch4_curves
+# ```{glue:figure} lrgb_head_curves
 # :name: fig-lrgb-curves
 #
 # Validation AP per epoch, mean over seeds, per model and stage; dashed: the GCN pair trained longer;
@@ -184,22 +185,22 @@ ch4.budget_table(everything, params)
 # LRGB's configurations halve the learning rate on a plateau of the validation loss, down to 1e-5. The first
 # GCN run at LRGB's 500 epochs trains them all. If its best validation epoch comes before its rate reaches the
 # minimum, the other LRGB-configuration runs may stop once they reach the minimum rate and validation AP has
-# not improved for 20 epochs. This stopping rule {glue:text}`ch4_stopping`.
+# not improved for 20 epochs. This stopping rule {glue:text}`lrgb_head_stopping`.
 #
 # ## Mixed precision
 #
 # Both CPU kinds that build this book have bfloat16 hardware (AMX, avx512_bf16), and `-p precision bfloat16`
 # trains with matmuls and attention in bf16 (weights, losses and metrics in fp32) and a faster step (dropout
 # masks from random bits, cheaper gathers). It may train the papers'-budget runs only if the longer GCN pair,
-# trained in both precisions with {glue:text}`ch4_fidelity_seeds` seeds each, gives test AP within fp32's
+# trained in both precisions with {glue:text}`lrgb_head_fidelity_seeds` seeds each, gives test AP within fp32's
 # seed spread or the tolerance, whichever is larger. If the check fails, those runs train in fp32 with the
 # faster step. The first GCN run at LRGB's 500 epochs is the reference and trains in fp32 with today's step
-# either way. The papers'-budget runs now train {glue:text}`ch4_paper_setting`.
+# either way. The papers'-budget runs now train {glue:text}`lrgb_head_paper_setting`.
 
 # %% tags=["hide-input"]
-glue("ch4_fidelity_seeds", str(ch4.FIDELITY_SEEDS), display=False)
-glue("ch4_paper_setting", ch4.paper_setting_note(params), display=False)
-ch4.fidelity_table(ch4.all_runs(long_runs, ch4.fidelity_runs(params)), params)
+glue("lrgb_head_fidelity_seeds", str(paper.FIDELITY_SEEDS), display=False)
+glue("lrgb_head_paper_setting", configs.paper_setting_note(params), display=False)
+tables.fidelity_table(configs.all_runs(long_runs, configs.fidelity_runs(params)), params)
 
 # %% [markdown]
 # ## Cost
@@ -210,7 +211,7 @@ ch4.fidelity_table(ch4.all_runs(long_runs, ch4.fidelity_runs(params)), params)
 # largest peak memory of a training process that ran them (MB; two workers must fit in the machine's 24 GB).
 
 # %% tags=["hide-input"]
-ch4.throughput_table(curve, params, everything)
+tables.throughput_table(curve, params, everything)
 
 # %% [markdown]
 # (lrgb-head-verdicts)=
@@ -220,22 +221,22 @@ ch4.throughput_table(curve, params, everything)
 # every run it needs has them; on fewer it is *not decided*, with the epochs it had and the way it leans.
 
 # %% tags=["hide-input"]
-for name, value in ch4.finding_numbers(long, order, params).items():
+for name, value in claims.finding_numbers(long, order, params).items():
     glue(name, value, display=False)
-report.verdict_table(ch4.claim_verdicts(profile, everything, params))
+report.verdict_table(claims.claim_verdicts(profile, everything, params))
 
 # %% [markdown]
 # ## Findings
 #
-# At this profile's budget ({glue:text}`ch4_reductions`), test AP × 100:
+# At this profile's budget ({glue:text}`lrgb_head_reductions`), test AP × 100:
 #
-# * The 2-layer head alone, on LRGB's configurations, changes it by {glue:text}`ch4_head_gains`.
-# * The whole tuned configuration, against LRGB's with its linear head: {glue:text}`ch4_tuned_gains`;
-#   of that, the random-walk encoding contributes {glue:text}`ch4_rwse_gains` (tuned with and without RWSE).
-# * The tuned configuration against LRGB's with only the 2-layer head: {glue:text}`ch4_tuned_vs_head`. Where
+# * The 2-layer head alone, on LRGB's configurations, changes it by {glue:text}`lrgb_head_head_gains`.
+# * The whole tuned configuration, against LRGB's with its linear head: {glue:text}`lrgb_head_tuned_gains`;
+#   of that, the random-walk encoding contributes {glue:text}`lrgb_head_rwse_gains` (tuned with and without RWSE).
+# * The tuned configuration against LRGB's with only the 2-layer head: {glue:text}`lrgb_head_tuned_vs_head`. Where
 #   this is negative, the rest of the tuning (depth, residuals, dropout, RWSE, the warm-up and cosine schedule)
 #   has not paid off beyond the head within this budget; the papers trained 250 epochs.
-# * The best tuned message-passing GNN: {glue:text}`ch4_best_vs_gps`; GPS's 2-layer head against its linear
-#   head: {glue:text}`ch4_gps_head`.
-# * The order of the stages is the same over the last fifth of the budget for {glue:text}`ch4_settled`;
+# * The best tuned message-passing GNN: {glue:text}`lrgb_head_best_vs_gps`; GPS's 2-layer head against its linear
+#   head: {glue:text}`lrgb_head_gps_head`.
+# * The order of the stages is the same over the last fifth of the budget for {glue:text}`lrgb_head_settled`;
 #   where it is not, more epochs could still change a verdict.

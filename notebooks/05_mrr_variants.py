@@ -51,20 +51,20 @@ from IPython.display import display
 from myst_nb import glue
 
 import pandas as pd
-from graphrepro import chapters, report
-from graphrepro.claims import mrr_variants as ch5
+from graphrepro import pages, report
+from graphrepro.chapters.mrr_variants import claims, configs, figures, paper, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = chapters.resolve(
+params = pages.resolve(
     "mrr-variants", profile, device=device, precision=precision, graphs=graphs, encoders=encoders, seeds=seeds, lp_epochs=lp_epochs, kgs=kgs,
     kg_models=kg_models, kg_seeds=kg_seeds, kg_epochs=kg_epochs, tucker_epochs=tucker_epochs,
     large_kg_epochs=large_kg_epochs, negatives_cap=negatives_cap, tucker_on_large=tucker_on_large, tolerance=tolerance,
 )
-glue("ch5_tolerance", f"{params['tolerance']:g}", display=False)
-glue("ch5_negatives", ch5.negatives_note(params), display=False)
+glue("mrr_variants_tolerance", f"{params['tolerance']:g}", display=False)
+glue("mrr_variants_negatives", configs.negatives_note(params), display=False)
 display(report.profile_banner("mrr-variants", params))
-display(report.run_this_chapter("mrr-variants", params, *ch5.chapter_records(params)))
+display(report.run_this_chapter("mrr-variants", params, *configs.chapter_records(params)))
 report.parameters_table(params)
 
 # %% [markdown]
@@ -82,7 +82,7 @@ report.parameters_table(params)
 # false ones (0.60, 0.40). Its two queries ranked each way:
 
 # %% tags=["hide-input"]
-ch5.worked_example()
+tables.worked_example()
 
 # %% [markdown]
 # (mrr-variants-raw-filtered)=
@@ -100,13 +100,13 @@ ch5.worked_example()
 # table of runs shows both.
 
 # %%
-lp_runs = ch5.run(params, "lp")
+lp_runs = configs.run(params, "lp")
 
 # %% tags=["hide-input"]
-frame = ch5.variant_frame(lp_runs)
-display(ch5.variant_table(frame, params))
-display(report.dashed(ch5.shift_table(frame)))  # MRR points: raw, then what filtering and removing self-loops add
-ch5.orders(frame)
+frame = tables.variant_frame(lp_runs)
+display(tables.variant_table(frame, params))
+display(report.dashed(tables.shift_table(frame)))  # MRR points: raw, then what filtering and removing self-loops add
+tables.orders(frame)
 
 # %% [markdown]
 # ## Ties
@@ -118,9 +118,9 @@ ch5.orders(frame)
 # models with only a few distinct scores, ranking one true candidate among 2,708:
 
 # %% tags=["hide-input"]
-ties = ch5.tie_table()
+ties = tables.tie_table()
 display(ties)
-pd.DataFrame(ch5.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "how ties are ranked"})
+pd.DataFrame(paper.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "how ties are ranked"})
 
 # %% [markdown]
 # ## The unified framework on knowledge graphs
@@ -132,22 +132,22 @@ pd.DataFrame(ch5.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "ho
 # `source` of each run: RotatE and TuckER after Sun et al. and Balažević et al. on WN18RR, TransE after
 # Nguyen et al. {cite:p}`nguyen2018convkb`, ComplEx after Trouillon et al.'s WN18), pykeen's defaults elsewhere; fewer epochs under
 # this profile, and fewer still for TuckER on the small graphs, whose epoch costs 10–40 times the others'
-# here (see the parameters); fewer negatives per positive triple: {glue:text}`ch5_negatives`. Filtered evaluation of heads and tails of every test triple,
+# here (see the parameters); fewer negatives per positive triple: {glue:text}`mrr_variants_negatives`. Filtered evaluation of heads and tails of every test triple,
 # realistic ranks. Each cell is the mean over seeds. The configuration of each cell (pykeen's defaults or a
 # published one), its own epochs and the epochs trained here:
 
 # %% tags=["hide-input"]
-ch5.kg_plan(params)
+configs.kg_plan(params)
 
 # %%
-kg_runs = ch5.run(params, "kg")
+kg_runs = configs.run(params, "kg")
 
 # %% tags=["hide-input"]
-kgs_frame = ch5.kg_frame(kg_runs)
-display(ch5.kg_legend())
-for group in ch5.KG_GROUPS:
-    display(ch5.kg_table(kgs_frame, group))
-ch5.kg_crosscheck(kgs_frame)
+kgs_frame = tables.kg_frame(kg_runs)
+display(tables.kg_legend())
+for group in paper.KG_GROUPS:
+    display(tables.kg_table(kgs_frame, group))
+tables.kg_crosscheck(kgs_frame)
 
 # %% [markdown]
 # pykeen keeps its metric values in single precision, hence differences of order 1e-7 (relative) above;
@@ -160,7 +160,7 @@ ch5.kg_crosscheck(kgs_frame)
 # the metrics, which are computed the same way on whatever model the budget gives.
 
 # %% tags=["hide-input"]
-ch5.published_beside_ours(kgs_frame, params)
+tables.published_beside_ours(kgs_frame, params)
 
 # %% [markdown]
 # MRR falls as queries get more candidates, while the adjusted metrics are on one scale for every
@@ -168,11 +168,11 @@ ch5.published_beside_ours(kgs_frame, params)
 # dataset's high MRR can be less significant than a large one's low MRR.
 
 # %% tags=["hide-input"]
-report.glue_figure("ch5_size", ch5.size_figure(kgs_frame))
-report.dashed(ch5.size_correlations(kgs_frame))
+report.glue_figure("mrr_variants_size", figures.size_figure(kgs_frame))
+report.dashed(tables.size_correlations(kgs_frame))
 
 # %% [markdown]
-# ```{glue:figure} ch5_size
+# ```{glue:figure} mrr_variants_size
 # :name: fig-mrr-size
 #
 # MRR and the adjusted mean rank index against the mean number of candidates per query (log scale), one
@@ -182,30 +182,30 @@ report.dashed(ch5.size_correlations(kgs_frame))
 # (mrr-variants-verdicts)=
 # ## Verdicts
 #
-# Each claim is decided from the records above; "no change" means within {glue:text}`ch5_tolerance`
+# Each claim is decided from the records above; "no change" means within {glue:text}`mrr_variants_tolerance`
 # MRR point(s).
 
 # %% tags=["hide-input"]
 everything = pd.concat([lp_runs, kg_runs]) if len(kg_runs) else lp_runs
-for name, value in ch5.finding_numbers(frame, ties, kgs_frame).items():
+for name, value in claims.finding_numbers(frame, ties, kgs_frame).items():
     glue(name, value, display=False)
-report.verdict_table(ch5.claim_verdicts(profile, everything, params))
+report.verdict_table(claims.claim_verdicts(profile, everything, params))
 
 # %% [markdown]
 # ## Findings
 #
 # * The worked example reproduces the note's 0.417, 0.5 and 1.0 from the library.
-# * How much the variant moves MRR (× 100, mean over encoders and seeds): {glue:text}`ch5_shifts`. On
+# * How much the variant moves MRR (× 100, mean over encoders and seeds): {glue:text}`mrr_variants_shifts`. On
 #   PCQM-Contact, filtering added about 3 points and removing self-loops about 10 more. The variant
-#   reorders the encoders on {glue:text}`ch5_reordered` graph(s).
-# * Ties: a model that scores every candidate alike reaches MRR {glue:text}`ch5_constant`. Only realistic
+#   reorders the encoders on {glue:text}`mrr_variants_reordered` graph(s).
+# * Ties: a model that scores every candidate alike reaches MRR {glue:text}`mrr_variants_constant`. Only realistic
 #   ranks put it at chance; a paper that ranks optimistically rewards it.
 # * Size: across knowledge graphs and models, the Spearman correlation with the mean number of candidates
-#   per query is {glue:text}`ch5_rho`; the verdicts above read the first two. A z-score grows with the
+#   per query is {glue:text}`mrr_variants_rho`; the verdicts above read the first two. A z-score grows with the
 #   square root of the number of test queries, so it says how sure we are that a model beats chance, not
 #   how good it is.
 # * The models are as good as this profile's budget makes them: where a published configuration applies,
 #   its paper's MRR stands beside ours with the epochs and negatives each used (the table after the
 #   cross-check). The claims above hold or fail on the metrics' behaviour, at whatever quality.
 # * Our metrics, recomputed from the stored ranks, agree with pykeen's evaluator to
-#   {glue:text}`ch5_crosscheck` (pykeen keeps single precision).
+#   {glue:text}`mrr_variants_crosscheck` (pykeen keeps single precision).

@@ -30,10 +30,10 @@ profile = "standard"
 # %% tags=["hide-input"]
 from IPython.display import display
 
-from graphrepro import chapters, provenance, report
+from graphrepro import pages, provenance, report
 
 report.set_style()
-params = chapters.resolve("reproducibility", profile)
+params = pages.resolve("reproducibility", profile)
 display(report.profile_banner("reproducibility", params))
 report.parameters_table(params)
 

@@ -33,7 +33,7 @@ profile = "standard"
 # %% tags=["hide-input"]
 
 from graphrepro import report
-from graphrepro.claims import all_findings, chapters_as_executed, parameters_used
+from graphrepro.chapters import all_findings, chapters_as_executed, parameters_used
 
 report.set_style()
 used = chapters_as_executed("verdicts", profile)

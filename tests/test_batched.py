@@ -8,7 +8,7 @@ import torch
 from torch.nn import functional as F
 from torch_geometric.nn import GCNConv
 
-from graphrepro import batched
+from graphrepro.models import batched, gmnn
 
 
 @pytest.fixture
@@ -143,12 +143,12 @@ def test_gmnn_runs_its_em_phases_and_reports_p_q_and_the_better(toy):
     x, edges, y, split = toy
     graph = batched.make_graph(x, edges)
     hyper = batched.hyper_tensors([{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.2, "input_dropout": 0.5}] * 2)
-    result = batched.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
+    result = gmnn.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
     assert len(result.base) == len(result.p) == len(result.q) == len(result.best) == 2
     for p, q, best in zip(result.p, result.q, result.best):
         assert best["val_acc"] == max(p["val_acc"], q["val_acc"]) and 0 <= best["test_acc"] <= 1
     assert result.epochs >= 2 * 2 * 5
-    again = batched.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
+    again = gmnn.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=40, patience=10, loops=2, epochs=5)
     assert again.best == result.best  # seeded: the same samples, masks and weights
 
 

@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-from graphrepro import batched, bench, chapters
+from graphrepro import bench, pages
+from graphrepro.models import batched
 from graphrepro.experiments import hgb, kg, linkpred
 
 
-@pytest.mark.parametrize("page", chapters.chapter_pages(), ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
 def test_every_config_of_a_profile_belongs_to_one_experiment_of_its_chapter(page):
-    module = chapters.chapter_module(page.slug)
-    configs, _ = module.chapter_records(chapters.resolve(page.slug, "smoke"))
+    module = pages.chapter_module(page.slug)
+    configs, _ = pages.chapter_module(page.slug, "configs").chapter_records(pages.resolve(page.slug, "smoke"))
     assert configs
     for config in configs:
         experiment = bench.experiment_of(config, module.EXPERIMENTS)
@@ -39,7 +40,7 @@ def test_planned_epochs_read_the_config_or_the_published_configuration():
 
 def test_estimate_probes_until_its_budget_and_accounts_for_every_run():
     table = bench.profile_estimate("mrr-variants", "smoke", device="cpu", probe_epochs=1, budget_s=0.0)
-    configs, _ = chapters.chapter_module("mrr-variants").chapter_records(chapters.resolve("mrr-variants", "smoke"))
+    configs, _ = pages.chapter_module("mrr-variants", "configs").chapter_records(pages.resolve("mrr-variants", "smoke"))
     assert table.runs.sum() == len(configs)
     probed = table[table.status == "probed"]
     assert len(probed) == 1  # a zero budget is spent after the first probe; every later group says so
@@ -72,10 +73,10 @@ def test_the_whole_book_benchmark_does_not_build_while_records_are_missing(monke
 
 def test_unrecorded_runs_count_the_standard_keys_without_a_committed_record(monkeypatch):
     slug = "hgcn-mlp-bug"
-    keys = chapters.chapter_module(slug).chapter_keys(chapters.resolve(slug, "standard"))
+    keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     monkeypatch.setattr(bench.store, "committed_keys", lambda s: set(list(keys)[:5]) if s == slug else None)
     missing = bench.unrecorded_standard_runs()
-    assert missing[slug] == len(keys) - 5 and set(missing) == {p.slug for p in chapters.chapter_pages()}
+    assert missing[slug] == len(keys) - 5 and set(missing) == {p.slug for p in pages.chapter_pages()}
 
 
 def test_bench_recorded_reads_the_records_and_trains_nothing(capsys):
@@ -84,7 +85,7 @@ def test_bench_recorded_reads_the_records_and_trains_nothing(capsys):
 
     assert main(["bench", "--recorded", "--chapter", "hgcn-mlp-bug"]) == 0
     out = capsys.readouterr().out
-    total = len(chapters.chapter_module("hgcn-mlp-bug").chapter_records(chapters.resolve("hgcn-mlp-bug", "standard"))[0])
+    total = len(pages.chapter_module("hgcn-mlp-bug", "configs").chapter_records(pages.resolve("hgcn-mlp-bug", "standard"))[0])
     assert f"runs in the profile: {total}" in out and "runs recorded: 0" in out
     assert f"page execution: skipped: {total} runs are not recorded yet" in out and "seconds per training run" not in out
 
@@ -98,14 +99,13 @@ def test_the_estimate_from_records_scales_each_kinds_seconds_per_epoch_to_the_pr
     """HAN on DBLP: three standard records at 100, 200 and 400 s give a median of 200 s per run of its planned
     epochs; the paper's runs of that kind cost that per epoch, and the setting they differ in is named."""
     slug = "han-vs-gat"
-    module = chapters.chapter_module(slug)
-    han = [c for c in module.chapter_records(chapters.resolve(slug, "standard"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
+    han = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
     for config, wall in zip(han, (100.0, 200.0, 400.0)):
         bench.store.write_record(slug, _record(hgb.EXPERIMENT, config, wall))
     table = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"])
     row = table.loc[("DBLP", "HAN")]
     per_epoch = 200.0 / hgb.EXPERIMENT.planned_epochs(han[0])[1]
-    paper = [c for c in module.chapter_records(chapters.resolve(slug, "paper"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
+    paper = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "paper"))[0] if c["model"] == "HAN" and c["dataset"] == "DBLP"]
     assert row["records"] == 3 and row["s per planned epoch"] == pytest.approx(per_epoch)
     assert row["hours"] == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper) / 3600)
     assert row["hours left"] == row["hours"]  # no paper run of the kind is recorded
@@ -120,7 +120,7 @@ def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them()
     """GMNN's EM loops on some GCN runs make them a kind of their own; RotatE on WN18RR, recorded with fewer
     negatives than the paper's runs draw, stays one kind whose difference is named."""
     slug = "mrr-variants"
-    capped = [c for c in chapters.chapter_module(slug).chapter_records(chapters.resolve(slug, "standard"))[0]
+    capped = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0]
               if c.get("model") == "RotatE" and c["dataset"] == "wn18rr"]
     assert capped and all("negatives" in c for c in capped)
     bench.store.write_record(slug, _record(kg.EXPERIMENT, capped[0], 3600.0))
@@ -160,13 +160,13 @@ def test_compare_seconds_alternates_the_ways_and_gives_each_ones_speedup_over_th
 
 def test_hours_left_take_off_the_epochs_a_chapter_4_run_has_checkpointed(monkeypatch):
     """A paper-profile GCN run with 100 of its epochs in this machine's checkpoint has only the rest left."""
+    from graphrepro.chapters.lrgb_head import configs, paper
     from graphrepro.experiments import lrgb
 
     slug = "lrgb-head"
-    module = chapters.chapter_module(slug)
-    gcn = [c for c in module.chapter_records(chapters.resolve(slug, "standard"))[0] if c["model"] == "GCN"]
+    gcn = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0] if c["model"] == "GCN"]
     bench.store.write_record(slug, _record(lrgb.EXPERIMENT, gcn[0], 800.0))  # 8 epochs: 100 s each
-    first = lrgb.EXPERIMENT.key(module.config(module.full_params(chapters.resolve(slug, "paper")), *module.FIRST_FULL))
+    first = lrgb.EXPERIMENT.key(configs.config(configs.full_params(pages.resolve(slug, "paper")), *paper.FIRST_FULL))
     monkeypatch.setattr(lrgb, "epochs_checkpointed", lambda key: 100 if key == first else 0)
     row = bench.recorded_estimate(slug, "paper").set_index("model").loc["GCN"]
     assert row["s per planned epoch"] == pytest.approx(100.0)

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 import nbformat
 import pytest
 
-from graphrepro import chapters, paths, runner, store
+from graphrepro import build, catalog, pages, paths, runner
 from graphrepro.metrics import spec_of
 
 pytestmark = pytest.mark.integration
@@ -26,10 +26,10 @@ def smoke_book(tmp_path_factory):
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(paths.REPO_ROOT / name, root / name)
     shutil.copytree(paths.REPO_ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))
-    (root / "_vendor").symlink_to(runner.ensure_mathjax().parent)
+    (root / "_vendor").symlink_to(build.ensure_mathjax().parent)
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results"), GRAPHREPRO_EXECUTED=str(root / "book" / "executed")):
-        executed = {p.slug: runner.execute(p.slug, "smoke") for p in chapters.pages()}
-        index = runner.build_book(root)
+        executed = {p.slug: runner.execute(p.slug, "smoke") for p in pages.pages()}
+        index = build.build_book(root)
     return {"root": root, "executed": executed, "index": index}
 
 
@@ -47,11 +47,11 @@ def test_every_page_executes_without_errors(smoke_book):
 def test_smoke_trains_real_records(smoke_book):
     """Each chapter's records under smoke are exactly the runs its module says the page shows."""
     root = smoke_book["root"] / "results"
-    for page in chapters.chapter_pages():
-        runs = store.load(page.slug, root=root)
-        params = chapters.resolve(page.slug, "smoke")
+    for page in pages.chapter_pages():
+        runs = catalog.load(page.slug, root=root)
+        params = pages.resolve(page.slug, "smoke")
         with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root)):
-            expected = chapters.chapter_module(page.slug).chapter_keys(params)
+            expected = pages.chapter_module(page.slug, "configs").chapter_keys(params)
         assert set(runs.key) == expected and len(runs) == len(expected), page.slug
         if "max_epochs" in params:
             assert (runs.max_epochs == params["max_epochs"]).all()
@@ -66,7 +66,7 @@ def test_smoke_trains_real_records(smoke_book):
 
 
 def test_chapter_one_divergence_is_confined_to_the_unclamped_decoder(smoke_book):
-    runs = store.load("hgcn-mlp-bug", root=smoke_book["root"] / "results")
+    runs = catalog.load("hgcn-mlp-bug", root=smoke_book["root"] / "results")
     diverged = runs.diverged.astype(bool)
     # only HNN and HGCN keep HGCN's unclamped Fermi-Dirac decoder, whose exponent can overflow
     assert set(runs.loc[diverged, "model"]) <= {"HNN", "HGCN"} and diverged.sum() <= len(runs) // 4
@@ -101,8 +101,8 @@ class _Links(HTMLParser):
 
 def _pages(smoke_book) -> list[Path]:
     html = smoke_book["index"].parent
-    return ([html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in chapters.pages()]
-            + [html / f"{runner.BIBLIOGRAPHY}.html"])
+    return ([html / "book" / "intro.html"] + [html / "book" / "executed" / f"{p.slug}.html" for p in pages.pages()]
+            + [html / f"{build.BIBLIOGRAPHY}.html"])
 
 
 def test_every_internal_link_and_asset_resolves(smoke_book):
@@ -167,7 +167,7 @@ def test_the_verdicts_page_agrees_with_every_chapter_page(smoke_book):
             chapter = row[0]
         else:
             on_verdicts[(chapter, row[0])] = row[1]
-    for page in chapters.chapter_pages():
+    for page in pages.chapter_pages():
         shown = {}
         for cls, rows in _tables(folder / f"{page.slug}.html"):
             if "dataframe" in cls and len(rows) > 1 and rows[0][:2] == ["", "verdict"] and rows[1][0] == "claim":
@@ -175,7 +175,7 @@ def test_the_verdicts_page_agrees_with_every_chapter_page(smoke_book):
         assert shown, f"{page.slug} shows no verdict table"
         assert shown == {k: v for k, v in on_verdicts.items() if k[0] == page.slug}, page.slug
     summary = next(rows for cls, rows in tables if "dataframe" in cls and rows[0][-1:] == ["overall"])
-    assert [r[0] for r in summary[2:]] == [p.slug for p in chapters.chapter_pages()]
+    assert [r[0] for r in summary[2:]] == [p.slug for p in pages.chapter_pages()]
     assert next(rows for cls, rows in tables if "graphrepro-cells" in cls)[1:], "no paper numbers on the Verdicts page"
 
 

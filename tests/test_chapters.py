@@ -9,7 +9,7 @@ import jupytext
 import pytest
 import yaml
 
-from graphrepro import chapters, paths
+from graphrepro import build, pages, paths
 from graphrepro.__main__ import main
 
 
@@ -22,16 +22,15 @@ def _parameters_cell(notebook: str) -> dict:
 
 
 def test_toc_lists_every_page_in_order():
-    from graphrepro import runner
-    from graphrepro.runner import toc_text
+    from graphrepro.build import toc_text
 
     assert (paths.REPO_ROOT / "_toc.yml").read_text() == toc_text()  # committed as the build writes it
     toc = yaml.safe_load(toc_text())
     files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    assert files == [f"book/executed/{p.slug}" for p in chapters.pages()] + [runner.BIBLIOGRAPHY]
+    assert files == [f"book/executed/{p.slug}" for p in pages.pages()] + [build.BIBLIOGRAPHY]
 
 
-@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", pages.pages(), ids=lambda p: p.slug)
 def test_notebook_parameters_match_manifest(page):
     cell = _parameters_cell(page.source)
     assert list(cell) == ["profile", *[p.name for p in page.params]]
@@ -39,31 +38,31 @@ def test_notebook_parameters_match_manifest(page):
     assert all(v is None for k, v in cell.items() if k != "profile"), "other parameters default to the profile's"
 
 
-@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", pages.pages(), ids=lambda p: p.slug)
 def test_every_profile_resolves(page):
-    for profile in chapters.PROFILES:
-        values = chapters.resolve(page.slug, profile)
+    for profile in pages.PROFILES:
+        values = pages.resolve(page.slug, profile)
         assert set(values) == {"profile", *[p.name for p in page.params]}
 
 
 def test_overrides_are_checked():
-    assert chapters.resolve("hgcn-mlp-bug", "smoke", seeds=3)["seeds"] == 3
-    with pytest.raises(chapters.ParameterError, match="expects int"):
-        chapters.resolve("hgcn-mlp-bug", "smoke", seeds="3")
-    with pytest.raises(chapters.ParameterError, match=">= 1 and <= 100, got 0"):
-        chapters.resolve("hgcn-mlp-bug", "smoke", seeds=0)
-    with pytest.raises(chapters.ParameterError, match="allowed: disease_lp/lp"):
-        chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["cora/lp"])
-    with pytest.raises(chapters.ParameterError, match="profiles: smoke, standard, paper"):
-        chapters.resolve("hgcn-mlp-bug", "fast")
+    assert pages.resolve("hgcn-mlp-bug", "smoke", seeds=3)["seeds"] == 3
+    with pytest.raises(pages.ParameterError, match="expects int"):
+        pages.resolve("hgcn-mlp-bug", "smoke", seeds="3")
+    with pytest.raises(pages.ParameterError, match=">= 1 and <= 100, got 0"):
+        pages.resolve("hgcn-mlp-bug", "smoke", seeds=0)
+    with pytest.raises(pages.ParameterError, match="allowed: disease_lp/lp"):
+        pages.resolve("hgcn-mlp-bug", "smoke", tasks=["cora/lp"])
+    with pytest.raises(pages.ParameterError, match="profiles: smoke, standard, paper"):
+        pages.resolve("hgcn-mlp-bug", "fast")
 
 
 def test_command_line_values_are_parsed():
-    page = chapters.page("hgcn-mlp-bug")
+    page = pages.page("hgcn-mlp-bug")
     assert page.param("seeds").parse("10") == 10
     assert page.param("tasks").parse("airport/lp, airport/nc") == ["airport/lp", "airport/nc"]
     assert page.param("tolerance").parse("1.5") == 1.5
-    with pytest.raises(chapters.ParameterError, match="expects float"):
+    with pytest.raises(pages.ParameterError, match="expects float"):
         page.param("tolerance").parse("wide")
 
 
@@ -103,14 +102,14 @@ def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, m
 
 
 def test_every_numeric_parameter_has_a_finite_range():
-    for page in chapters.pages():
+    for page in pages.pages():
         for p in page.params:
             if p.type in (int, float) and p.choices is None:
                 assert p.minimum is not None and p.maximum is not None, p.name
-                for profile in chapters.PROFILES:  # the profiles' own values lie inside it
+                for profile in pages.PROFILES:  # the profiles' own values lie inside it
                     p.check(p.profiles[profile])
     with pytest.raises(TypeError, match="needs a finite range"):
-        chapters.Param("unbounded", float, "no range", chapters.same(1.0), minimum=0)
+        pages.Param("unbounded", float, "no range", pages.same(1.0), minimum=0)
 
 
 def test_cuda_without_a_gpu_is_refused_up_front(capsys, monkeypatch):
@@ -121,7 +120,7 @@ def test_cuda_without_a_gpu_is_refused_up_front(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no CUDA device" in err
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert chapters.resolve("hgcn-mlp-bug", "smoke", device="cuda")["device"] == "cuda"
+    assert pages.resolve("hgcn-mlp-bug", "smoke", device="cuda")["device"] == "cuda"
 
 
 def test_list_shows_parameters_and_profiles(capsys):
@@ -131,47 +130,52 @@ def test_list_shows_parameters_and_profiles(capsys):
         assert needle in out
 
 
-@pytest.mark.parametrize("page", chapters.chapter_pages(), ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
 def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
-    module = chapters.chapter_module(page.slug)
-    params = chapters.resolve(page.slug, "smoke")
-    for name in ("chapter_keys", "chapter_records", "recorded_runs", "claim_verdicts", "paper_cells", "headline", "training_plan", "bench"):
-        assert callable(getattr(module, name, None)), f"{page.slug} lacks {name}"
-    configs, _ = module.chapter_records(params)
-    assert len(module.chapter_keys(params)) == len(configs)  # each run once: the counts a reader sees are runs
+    package, params = pages.chapter_module(page.slug), pages.resolve(page.slug, "smoke")
+    assert package.PAGE.slug == page.slug and package.EXPERIMENTS
+    wanted = {"configs": ("chapter_keys", "chapter_records", "recorded_runs", "training_plan"),
+              "claims": ("claim_verdicts", "paper_cells", "headline"), "benchmarks": ("bench",)}
+    for part, names in wanted.items():
+        module = pages.chapter_module(page.slug, part)
+        for name in names:
+            assert callable(getattr(module, name, None)), f"{page.slug}.{part} lacks {name}"
+    configs = pages.chapter_module(page.slug, "configs")
+    planned, _ = configs.chapter_records(params)
+    assert len(configs.chapter_keys(params)) == len(planned)  # each run once: the counts a reader sees are runs
 
 
 def test_every_chapter_cites_its_sources_from_the_bibliography():
     """Each chapter cites with ``{cite:t}``/``{cite:p}``, and every key it cites is in book/references.bib
     (the book build would fail on an unknown one; this says which)."""
     known = set(re.findall(r"^@\w+\{([^,]+),", (paths.REPO_ROOT / "book" / "references.bib").read_text(), re.M))
-    for page in chapters.chapter_pages():
+    for page in pages.chapter_pages():
         cited = {key.strip() for keys in re.findall(r"\{cite:[tp]\}`([^`]+)`", page.source.read_text())
                  for key in keys.split(",")}
         assert cited, f"{page.slug} cites nothing"
         assert cited <= known, f"{page.slug} cites unknown keys {sorted(cited - known)}"
 
 
-@pytest.mark.parametrize("page", chapters.pages(), ids=lambda p: p.slug)
+@pytest.mark.parametrize("page", pages.pages(), ids=lambda p: p.slug)
 def test_each_parameter_value_survives_the_command_line(page):
-    for profile in chapters.PROFILES:
-        params = chapters.resolve(page.slug, profile)
+    for profile in pages.PROFILES:
+        params = pages.resolve(page.slug, profile)
         for p in page.params:
             assert p.parse(p.text(params[p.name])) == params[p.name], (profile, p.name)
 
 
 def test_the_run_command_names_the_profile_and_only_what_differs_from_it():
-    params = chapters.resolve("mrr-variants", "smoke")
-    assert chapters.run_command("mrr-variants", params) == "python -m graphrepro run mrr-variants --profile smoke"
-    params = chapters.resolve("mrr-variants", "smoke", kgs=["nations", "umls"], tucker_on_large=True, seeds=2)
-    command = chapters.run_command("mrr-variants", params)
+    params = pages.resolve("mrr-variants", "smoke")
+    assert pages.run_command("mrr-variants", params) == "python -m graphrepro run mrr-variants --profile smoke"
+    params = pages.resolve("mrr-variants", "smoke", kgs=["nations", "umls"], tucker_on_large=True, seeds=2)
+    command = pages.run_command("mrr-variants", params)
     assert command.endswith("--profile smoke -p seeds 2 -p kgs nations,umls -p tucker_on_large true")
     # the command line reads it back to the same parameters
     from graphrepro.__main__ import _parser
 
     parsed = _parser().parse_args(command.split()[3:])
-    resolved = chapters.resolve("mrr-variants", parsed.profile,
-                                **{name: chapters.page("mrr-variants").param(name).parse(value) for name, value in parsed.parameter})
+    resolved = pages.resolve("mrr-variants", parsed.profile,
+                                **{name: pages.page("mrr-variants").param(name).parse(value) for name, value in parsed.parameter})
     assert resolved == params
 
 
@@ -180,7 +184,7 @@ def test_run_this_chapter_says_what_a_run_will_train():
 
     from graphrepro import report
 
-    params = chapters.resolve("mrr-variants", "smoke")
+    params = pages.resolve("mrr-variants", "smoke")
     configs = [{}] * 4
     none = report.run_this_chapter("mrr-variants", params, configs, pd.DataFrame()).data
     assert "python -m graphrepro run mrr-variants --profile smoke" in none and "None of its 4 runs" in none
@@ -190,7 +194,7 @@ def test_run_this_chapter_says_what_a_run_will_train():
     assert "All 2 runs are recorded" in every and "2 minutes" in every
 
 
-def _bad_values(p: chapters.Param) -> list[tuple[str, str]]:
+def _bad_values(p: pages.Param) -> list[tuple[str, str]]:
     """Command-line values every parameter must refuse, with the words its refusal must contain."""
     bad = [("maybe" if p.type is bool else "ten", f"parameter {p.name!r} expects")] if p.type is not str else []
     if p.choices is not None:
@@ -206,12 +210,12 @@ def _bad_values(p: chapters.Param) -> list[tuple[str, str]]:
     return bad
 
 
-@pytest.mark.parametrize("slug", [p.slug for p in chapters.pages()])
+@pytest.mark.parametrize("slug", [p.slug for p in pages.pages()])
 def test_every_parameter_of_every_page_refuses_bad_values_before_anything_runs(slug, capsys, tmp_path, monkeypatch):
     """The newcomer's bad inputs, for every page's every parameter: a wrong type, a value outside the range or
     the allowed set, a bad list element, and an unknown name; each exits 2 naming the parameter, nothing written."""
     monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path / "executed"))
-    page = chapters.page(slug)
+    page = pages.page(slug)
     cases = [(p.name, value, words) for p in page.params for value, words in _bad_values(p)]
     cases.append(("no_such_parameter", "1", "has no parameter 'no_such_parameter'"))
     assert len(cases) > len(page.params)

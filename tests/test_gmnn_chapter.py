@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 from scipy.stats import ttest_rel
 
-from graphrepro import chapters, store
-from graphrepro.claims import gmnn_fair_eval as ch3
+from graphrepro import catalog, pages
+from graphrepro.chapters.gmnn_fair_eval import claims, configs, paper, tables
 
 
 def test_paper_numbers_are_read_into_their_cells():
-    assert ch3.PAPER[("MLP", "cora", "sparse_balanced")] == (58.54, 3.98)
-    assert ch3.PAPER[("GCN+GMNN", "citeseer", "sparse_stratified")] == (71.62, 2.20)
-    assert ch3.PAPER[("FAGCN", "wikivitals", "sparse_stratified")] == (72.68, 1.17)  # WikiVitals' base is FAGCN
-    assert ch3.PAPER[("FAGCN+GMNN", "pubmed", "dense")] == (90.34, 0.88)
-    assert ch3.PAPER_STARS[("pubmed", "sparse_stratified")] == "***" and ch3.PAPER_STARS[("citeseer", "dense", "GCN")] == ""
+    assert paper.PAPER[("MLP", "cora", "sparse_balanced")] == (58.54, 3.98)
+    assert paper.PAPER[("GCN+GMNN", "citeseer", "sparse_stratified")] == (71.62, 2.20)
+    assert paper.PAPER[("FAGCN", "wikivitals", "sparse_stratified")] == (72.68, 1.17)  # WikiVitals' base is FAGCN
+    assert paper.PAPER[("FAGCN+GMNN", "pubmed", "dense")] == (90.34, 0.88)
+    assert paper.PAPER_STARS[("pubmed", "sparse_stratified")] == "***" and paper.PAPER_STARS[("citeseer", "dense", "GCN")] == ""
 
 
 def _records(accuracy) -> pd.DataFrame:
@@ -35,68 +35,68 @@ def _records(accuracy) -> pd.DataFrame:
 
 
 def test_tables_and_verdicts_follow_the_records():
-    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
-    if ch3.available(params) != ["cora"]:
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    if configs.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     base = {"MLP": 0.58, "GCN": 0.80}
     runs = _records(lambda model, gmnn, fold, seed: (0.82 + 0.01 * fold if gmnn else base[model]) + 0.002 * seed)
-    long = ch3.table(runs, params, "sparse")
+    long = tables.table(runs, params, "sparse")
     gcn = long[(long.dataset == "cora") & (long.model == "GCN")].iloc[0]
     assert gcn["mean"] == pytest.approx(80.3) and gcn.folds == 2 and gcn.verdict == "reproduced"  # paper 80.78
     assert set(long[long.dataset == "pubmed"].ours) == {"unavailable: Pubmed: ind.pubmed.allx is not in the mirror"}  # paper-only rows
     assert set(long[long.dataset == "pubmed"].verdict) == {"unavailable"}
-    sig = ch3.significance(runs, params).iloc[0]
+    sig = tables.significance(runs, params).iloc[0]
     expected = ttest_rel([82.3, 83.3], [80.3, 80.3], alternative="greater").pvalue
     assert sig.p == pytest.approx(expected) and sig["gain (points)"] == pytest.approx(2.5)
-    verdicts = {r["claim"]: r["verdict"] for r in ch3.claim_verdicts("smoke", runs, params)}
+    verdicts = {r["claim"]: r["verdict"] for r in claims.claim_verdicts("smoke", runs, params)}
     assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "holds"
     worse = _records(lambda model, gmnn, fold, seed: 0.5 if model == "GCN" else 0.6)
-    verdicts = {r["claim"]: r["verdict"] for r in ch3.claim_verdicts("smoke", worse, params)}
+    verdicts = {r["claim"]: r["verdict"] for r in claims.claim_verdicts("smoke", worse, params)}
     assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "does not hold"
 
 
 def test_flips_count_the_folds_that_reverse_the_average_order():
-    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
     # GCN beats MLP by 10 points in fold 0 and loses by 2 in fold 1: above on average, one flip
     runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.60, "GCN": 0.70 - 0.12 * fold}[model] + (0.01 if gmnn else 0))
-    table = ch3.flips(runs, params).set_index("on average")
+    table = tables.flips(runs, params).set_index("on average")
     assert table.loc["GCN above MLP", "folds where it flips"] == "1 of 2"
     assert table.loc["GCN+GMNN above GCN", "folds where it flips"] == "0 of 2"
 
 
 def test_findings_quote_the_records():
-    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
-    if ch3.available(params) != ["cora"]:
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    if configs.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     # GCN 80.0 in fold 0 and 86.0 in fold 1 (std 3.0 over folds); GMNN 1 point above it in fold 0, 1 below in fold 1
     runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.80 + 0.06 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
     public = _records(lambda model, gmnn, fold, seed: 0.81 + 0.01 * fold).query("fold == 0").assign(kind="public")
-    tables = [ch3.table(runs, params, which) for which in ("sparse", "dense")]
-    found = ch3.finding_numbers(tables, ch3.significance(runs, params), runs, public, params)
+    built = [tables.table(runs, params, which) for which in ("sparse", "dense")]
+    found = claims.finding_numbers(built, tables.significance(runs, params), runs, public, params)
     assert params["tolerance"] == 2
     # within 2 points: MLP 58.5 (paper 58.54), GMNN p 82.0 (81.14), GCN+GMNN 83.0 (81.67); GCN 83.0 (80.78) and q 83.0 (80.76) miss
-    assert found["ch3_reproduced"] == "3 of 5"
-    assert "cora, sparse balanced, GCN: ours 83.0 ± 3.0, paper 80.8 ± 2.6" in found["ch3_missed"]
-    assert found["ch3_spread"] == "cora 0.0 over 2 seeds on the public split, 3.0 over 2 folds"
-    assert found["ch3_gmnn_flips"].startswith("1 of 2 ")
+    assert found["gmnn_fair_eval_reproduced"] == "3 of 5"
+    assert "cora, sparse balanced, GCN: ours 83.0 ± 3.0, paper 80.8 ± 2.6" in found["gmnn_fair_eval_missed"]
+    assert found["gmnn_fair_eval_spread"] == "cora 0.0 over 2 seeds on the public split, 3.0 over 2 folds"
+    assert found["gmnn_fair_eval_gmnn_flips"].startswith("1 of 2 ")
     # GMNN's gain is +1 then -1 point: p = 0.5, where the paper marks Cora's sparse balanced gain **
-    assert found["ch3_stars"] == "0 of 1"
-    assert found["ch3_stars_differ"] == "cora, sparse balanced, GCN+GMNN > GCN: ours n.s. (p = 0.5), paper **"
+    assert found["gmnn_fair_eval_stars"] == "0 of 1"
+    assert found["gmnn_fair_eval_stars_differ"] == "cora, sparse balanced, GCN+GMNN > GCN: ours n.s. (p = 0.5), paper **"
 
 
 def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
     from graphrepro.data.registry import DataUnavailable
     from graphrepro.experiments import fair_eval
 
-    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], public_seeds=3)
-    configs = ch3.public_configs(params)
-    assert len(configs) == 3 * 3 and {c["seed"] for c in configs} == {1, 2, 3}
-    assert all(c["hidden"] == 16 and c["dropout"] == 0.0 and c["kind"] == "public" for c in configs)
-    assert sum("gmnn_loops" in c for c in configs) == 3
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], public_seeds=3)
+    planned = configs.public_configs(params)
+    assert len(planned) == 3 * 3 and {c["seed"] for c in planned} == {1, 2, 3}
+    assert all(c["hidden"] == 16 and c["dropout"] == 0.0 and c["kind"] == "public" for c in planned)
+    assert sum("gmnn_loops" in c for c in planned) == 3
     with pytest.raises(ValueError, match="public split is fold 0"):
         fair_eval.make_config("cora", 1, "public", "GCN", 0)
     try:
-        split = fair_eval.prepare(configs[0])["split"]
+        split = fair_eval.prepare(planned[0])["split"]
     except DataUnavailable as err:
         pytest.skip(str(err))
     assert [len(split[k]) for k in ("train", "valid", "test")] == [140, 500, 1000]
@@ -104,20 +104,20 @@ def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
 
 def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp_path, monkeypatch):
     """Cells search in parallel, each keeping its generations in order: the same trials, records and choices."""
-    params = chapters.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], trials=8)
-    if ch3.available(params) != ["cora"]:
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], trials=8)
+    if configs.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     found = {}
     for workers in (1, 2):
         monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / f"w{workers}"))
         monkeypatch.setenv("GRAPHREPRO_WORKERS", str(workers))
-        ch3.search_all(params)
-        runs = store.load(ch3.CHAPTER).set_index("key").sort_index()
-        replayed = [ch3.search_cell(params, cell, train=False) for cell in ch3.cells(params)]
+        configs.search_all(params)
+        runs = catalog.load(paper.CHAPTER).set_index("key").sort_index()
+        replayed = [configs.search_cell(params, cell, train=False) for cell in configs.cells(params)]
         assert all(choice.setting is not None and len(asked) == 8 for choice, asked in replayed)
-        assert set(runs.index) == {ch3.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
+        assert set(runs.index) == {configs.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
         for choice, asked in replayed:  # told and chosen on validation accuracy, as the paper's evolution is
-            accuracy = [runs.loc[ch3.key(c), "val_acc"] for c in asked]
+            accuracy = [runs.loc[configs.key(c), "val_acc"] for c in asked]
             assert list(choice.scores) == accuracy
             assert choice.setting.items() <= asked[accuracy.index(max(accuracy))].items()
         found[workers] = runs[["val_loss", "val_acc", "best_epoch"]], [choice.setting for choice, _ in replayed]
@@ -128,8 +128,8 @@ def test_the_committed_standard_profile_lists_each_run_once(monkeypatch):
     """NSGA-II asks some settings twice; the page's "Run this chapter" count and ``bench --recorded`` count
     runs, so a repeated setting must not read as a run still to train."""
     monkeypatch.delenv("GRAPHREPRO_RESULTS")
-    params = chapters.resolve("gmnn-fair-eval", "standard")
-    configs, runs = ch3.chapter_records(params)
+    params = pages.resolve("gmnn-fair-eval", "standard")
+    planned, runs = configs.chapter_records(params)
     if len(runs) < 100:
         pytest.skip("the standard records are not here")
-    assert len(configs) == len(ch3.chapter_keys(params)) == len(runs)
+    assert len(planned) == len(configs.chapter_keys(params)) == len(runs)

@@ -14,13 +14,15 @@ from graphrepro.experiments import hgb
 from graphrepro.models.hgb import SimpleHGNConv
 from graphrepro.sparse import attention_sum
 
+from fixtures import write_fixture
+
 TOY = hgb_data.HGBSpec("TOY", ("paper", "author", "term"), nodes=18, edges=24, classes=3)
 
 
 @pytest.fixture
 def toy(tmp_path):
     path = tmp_path / "toy.zip"
-    hgb_data.write_fixture(path, TOY, np.random.default_rng(0))
+    write_fixture(path, TOY, np.random.default_rng(0))
     return hgb_data.load_zip(path, TOY, cache=tmp_path / "cache")
 
 
@@ -171,36 +173,36 @@ def test_chapter_two_verdicts_follow_the_records():
     """Verdicts come from the records: GAT above HAN holds, a single meta-path GAT above HAN does not."""
     import pandas as pd
 
-    from graphrepro import chapters
-    from graphrepro.claims import han_vs_gat as ch2
+    from graphrepro import pages
+    from graphrepro.chapters.han_vs_gat import claims, configs, tables
 
-    params = chapters.resolve("han-vs-gat", "smoke", datasets=["IMDB"])
-    if ch2.available(params) != ["IMDB"]:
+    params = pages.resolve("han-vs-gat", "smoke", datasets=["IMDB"])
+    if configs.available(params) != ["IMDB"]:
         pytest.skip("HGB IMDB is not in the mirror")
     micro = {"GCN": 0.60, "GAT": 0.65, "HAN": 0.62, "SimpleHGN": 0.66}
-    rows = [{**c, "key": ch2.key(c), "test_micro_f1": micro[c["model"]], "test_macro_f1": 0.5} for c in ch2.main_configs(params)]
-    rows += [{**c, "key": ch2.key(c), "test_micro_f1": 0.70 if c["metapath"] == "MAM" else 0.5, "test_macro_f1": 0.5}
-             for c in ch2.metapath_configs(params)]
-    verdicts = [r["verdict"] for r in ch2.claim_verdicts("smoke", pd.DataFrame(rows), params)]
+    rows = [{**c, "key": configs.key(c), "test_micro_f1": micro[c["model"]], "test_macro_f1": 0.5} for c in configs.main_configs(params)]
+    rows += [{**c, "key": configs.key(c), "test_micro_f1": 0.70 if c["metapath"] == "MAM" else 0.5, "test_macro_f1": 0.5}
+             for c in configs.metapath_configs(params)]
+    verdicts = [r["verdict"] for r in claims.claim_verdicts("smoke", pd.DataFrame(rows), params)]
     # GAT >= HAN, Simple-HGN >= GAT, and the single meta-path GAT below both: MAM's 70.0 beats HAN's 62.0;
     # the ablation claims wait for their runs
     assert verdicts == ["holds", "holds", "does not hold", "not run", "not run", "not run"]
     # without residuals 0.1 below the full model, without L2 0.1 above it, without type embeddings 3 below
     ablated = {"residual": 0.659, "l2_norm": 0.661, "type_embedding": 0.63}
-    rows += [{**c, "key": ch2.key(c), "test_macro_f1": 0.5,
-              "test_micro_f1": next(v for flag, v in ablated.items() if flag in c)} for c in ch2.ablation_configs(params)]
-    claims = ch2.claim_verdicts("smoke", pd.DataFrame(rows).drop_duplicates("key"), params)[3:]
-    assert [r["verdict"] for r in claims] == ["holds", "does not hold", "does not hold"]  # tolerance 2 < 3 points
-    line = ch2.headline(params, pd.DataFrame(rows).drop_duplicates("key"))  # the synthesis page's number
+    rows += [{**c, "key": configs.key(c), "test_macro_f1": 0.5,
+              "test_micro_f1": next(v for flag, v in ablated.items() if flag in c)} for c in configs.ablation_configs(params)]
+    verdicts = claims.claim_verdicts("smoke", pd.DataFrame(rows).drop_duplicates("key"), params)[3:]
+    assert [r["verdict"] for r in verdicts] == ["holds", "does not hold", "does not hold"]  # tolerance 2 < 3 points
+    line = claims.headline(params, pd.DataFrame(rows).drop_duplicates("key"))  # the synthesis page's number
     assert line["points"] == pytest.approx(65.0 - 70.0) and line["failure"] == "an unfair input"
     assert line["measured"] == "IMDB: GAT's Micro-F1 70.0 on HAN's best single meta-path graph, 65.0 on the whole graph"
-    assert claims[0]["evidence"] == "IMDB +0.1 (full model minus ablated, points)"
-    long = ch2.main_table(pd.DataFrame(rows), params)
+    assert verdicts[0]["evidence"] == "IMDB +0.1 (full model minus ablated, points)"
+    long = tables.main_table(pd.DataFrame(rows), params)
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]
     assert gat.micro == pytest.approx(65.0) and gat.verdict == "reproduced"  # paper 64.86
     han = long[(long.model == "HAN") & (long.dataset == "IMDB")].iloc[0]
-    assert han.ours.endswith(f"({ch2.sampling_note(params)}: MDM, MAM, MKM)")  # a reduction is stated beside its cell
-    assert "5 sampled neighbours per node" in ch2.sampling_note(params)
-    standard = chapters.resolve("han-vs-gat", "standard", datasets=["IMDB"])
-    assert ch2.sampled(standard, "IMDB") == []  # no IMDB meta-path graph reaches the standard limit
-    assert not ch2.main_table(pd.DataFrame(rows), standard).ours.str.contains("sampled").any()
+    assert han.ours.endswith(f"({configs.sampling_note(params)}: MDM, MAM, MKM)")  # a reduction is stated beside its cell
+    assert "5 sampled neighbours per node" in configs.sampling_note(params)
+    standard = pages.resolve("han-vs-gat", "standard", datasets=["IMDB"])
+    assert configs.sampled(standard, "IMDB") == []  # no IMDB meta-path graph reaches the standard limit
+    assert not tables.main_table(pd.DataFrame(rows), standard).ours.str.contains("sampled").any()

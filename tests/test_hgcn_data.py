@@ -150,10 +150,10 @@ def test_real_disease_lp_task():
 
 
 def test_hgcn_link_split_isolates_the_held_out_leaves_of_a_tree():
-    from graphrepro import chapters
-    from graphrepro.claims import hgcn_trees
+    from graphrepro import pages
+    from graphrepro.chapters.hgcn_mlp_bug import tables
 
-    table = hgcn_trees.isolated_endpoints(chapters.resolve("hgcn-mlp-bug", "smoke"))
+    table = tables.isolated_endpoints(pages.resolve("hgcn-mlp-bug", "smoke"))
     assert list(table.index) == ["tree1111", "disease_lp", "airport"]
     tree = table.loc["tree1111"]
     # 1,000 of the 1,111 nodes are leaves: nearly every held-out edge strands one, few random pairs touch one

@@ -10,8 +10,8 @@ import torch
 from sklearn.metrics import average_precision_score
 from torch_geometric.data import Batch, Data
 
-from graphrepro import chapters, store
-from graphrepro.claims import lrgb_head as ch4
+from graphrepro import pages, store
+from graphrepro.chapters.lrgb_head import claims, configs, paper, tables
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models import lrgb as models
@@ -264,39 +264,39 @@ def test_gcn_layer_equals_pygs_gcnconv_in_values_and_gradients():
 
 
 def test_findings_quote_the_tables_the_page_shows():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"])
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN", "GINE"])
     means = {("GCN", "LRGB, linear head"): 50.0, ("GCN", "LRGB, 2-layer head"): 53.5, ("GCN", "tuned"): 60.0,
              ("GCN", "tuned without RWSE"): 58.0, ("GINE", "LRGB, linear head"): 45.0, ("GINE", "LRGB, 2-layer head"): 44.0,
              ("GINE", "tuned"): 61.0, ("GPS", "tuned"): 59.0, ("GPS", "tuned, linear head"): 59.5}
     long = pd.DataFrame([{"model": m, "stage": s, "mean": v} for (m, s), v in means.items()])
     order = pd.DataFrame({"settled": ["yes", "no: a | b", "not decided (8 of 500 epochs); the same order"]},
                          index=pd.Index(["GCN", "GINE", "GatedGCN"], name="model"))
-    found = ch4.finding_numbers(long, order, params)
-    assert found["ch4_head_gains"] == "GCN +3.5, GINE -1.0"
-    assert found["ch4_tuned_gains"] == "GCN +10.0, GINE +16.0"
-    assert found["ch4_rwse_gains"] == "GCN +2.0"  # GINE has no run without RWSE
-    assert found["ch4_tuned_vs_head"] == "GCN +6.5, GINE +17.0"
-    assert found["ch4_gps_head"] == "-0.5"
-    assert found["ch4_best_vs_gps"] == "GINE 61.0 against GPS 59.0"
-    assert found["ch4_settled"] == "1 of 2 model(s) trained for the papers' epochs"  # GatedGCN's 8 epochs decide nothing
-    short = ch4.finding_numbers(long, order.iloc[2:], params)["ch4_settled"]
+    found = claims.finding_numbers(long, order, params)
+    assert found["lrgb_head_head_gains"] == "GCN +3.5, GINE -1.0"
+    assert found["lrgb_head_tuned_gains"] == "GCN +10.0, GINE +16.0"
+    assert found["lrgb_head_rwse_gains"] == "GCN +2.0"  # GINE has no run without RWSE
+    assert found["lrgb_head_tuned_vs_head"] == "GCN +6.5, GINE +17.0"
+    assert found["lrgb_head_gps_head"] == "-0.5"
+    assert found["lrgb_head_best_vs_gps"] == "GINE 61.0 against GPS 59.0"
+    assert found["lrgb_head_settled"] == "1 of 2 model(s) trained for the papers' epochs"  # GatedGCN's 8 epochs decide nothing
+    short = claims.finding_numbers(long, order.iloc[2:], params)["lrgb_head_settled"]
     assert short.startswith("no model: every budget so far is shorter")
-    nothing = ch4.finding_numbers(long.iloc[:0], order.iloc[:0], params)
+    nothing = claims.finding_numbers(long.iloc[:0], order.iloc[:0], params)
     assert set(nothing.values()) == {"not run yet"}
 
 
 def test_the_cost_table_gives_each_stages_largest_recorded_peak_memory():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
-    runs = pd.DataFrame([{**ch4.config(params, "GCN", stage, seed), "peak_rss_mb": peak} for stage, seed, peak in
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    runs = pd.DataFrame([{**configs.config(params, "GCN", stage, seed), "peak_rss_mb": peak} for stage, seed, peak in
                          (("LRGB, linear head", 0, 1000.0), ("LRGB, linear head", 1, 2000.0), ("LRGB, 2-layer head", 0, 9000.0))])
     curve = pd.DataFrame({"model": "GCN", "stage": ["LRGB, linear head", "LRGB, 2-layer head"], "train graphs/s": 100.0,
                           "eval graphs/s": 400.0, "train s": 1.0})
-    table = ch4.throughput_table(curve, params, runs)
+    table = tables.throughput_table(curve, params, runs)
     assert table.loc[("GCN", "LRGB, linear head"), "peak MB"] == 2000.0
     assert table.loc[("GCN", "LRGB, 2-layer head"), "peak MB"] == 9000.0
     # 10,873 training graphs at 100/s and 4,662 evaluated at 400/s: 120.4 s an epoch
     assert table.loc[("GCN", "LRGB, linear head"), "s / epoch"] == pytest.approx(120.4, abs=0.05)
-    assert "peak MB" not in ch4.throughput_table(curve, params).columns
+    assert "peak MB" not in tables.throughput_table(curve, params).columns
 
 
 def test_self_attention_equals_torchs_and_its_dropout_keeps_the_expected_output():
@@ -322,14 +322,14 @@ def test_self_attention_equals_torchs_and_its_dropout_keeps_the_expected_output(
 def test_a_runs_recorded_time_is_at_least_its_curves_seconds(isolated_store):
     """Records written before resumed runs counted their earlier processes hold only the last one's time;
     the curve holds every epoch's, and the page's cost reads the larger."""
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
     for stage, wall_s in (("LRGB, linear head", 100.0), ("LRGB, 2-layer head", 500.0)):  # the first resumed: 3 × (40 + 10) s
-        c = ch4.config(params, "GCN", stage, 0)
+        c = configs.config(params, "GCN", stage, 0)
         curve = {"train_s": np.full(3, 40.0), "eval_s": np.full(3, 10.0), "val_ap": np.zeros(3)}
-        digest = store.write_artefact(ch4.CHAPTER, ch4.key(c), "curve", curve)
-        store.write_record(ch4.CHAPTER, {"key": ch4.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+        digest = store.write_artefact(paper.CHAPTER, configs.key(c), "curve", curve)
+        store.write_record(paper.CHAPTER, {"key": configs.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
                                          "config": c, "metrics": {"test_ap": 0.3}, "wall_s": wall_s, "artefacts": {"curve": digest}})
-    _, runs = ch4.chapter_records(params)
+    _, runs = configs.chapter_records(params)
     assert sorted(runs.wall_s) == [150.0, 500.0]
 
 
@@ -341,31 +341,31 @@ HAND_MADE_AP = {("GCN", "LRGB, linear head"): (0.500, 0.520), ("GCN", "LRGB, 2-l
 
 def hand_made_runs(params: dict, cells: dict = HAND_MADE_AP) -> pd.DataFrame:
     """Records of ``cells`` (test AP per seed) under ``params``, as the chapter's tables read them."""
-    return pd.DataFrame([{**(c := ch4.config(params, model, stage, seed)), "key": ch4.key(c), "test_ap": ap[seed]}
+    return pd.DataFrame([{**(c := configs.config(params, model, stage, seed)), "key": configs.key(c), "test_ap": ap[seed]}
                          for (model, stage), ap in cells.items() for seed in (0, 1)])
 
 
 def decided(params: dict, runs: pd.DataFrame) -> dict[str, tuple[str, str]]:
-    return {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in ch4.claim_verdicts("smoke", runs, params)}
+    return {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in claims.claim_verdicts("smoke", runs, params)}
 
 
 def test_the_order_of_the_stages_is_judged_over_the_last_fifth_of_the_papers_budget():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"])
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"])
     rows = [{"model": "GCN", "stage": stage, "seed": 0, "epochs": epochs, "epoch": e, "val AP": ap(e)}
             for epochs in (2, 500) for stage, ap in (("LRGB, linear head", lambda e: 40.0), ("LRGB, 2-layer head", lambda e: 30.0 + e / 10))
             for e in range(1, epochs + 1)]
     curve = pd.DataFrame(rows)
-    short = ch4.order_table(curve[curve.epochs == 2], params)
+    short = tables.order_table(curve[curve.epochs == 2], params)
     assert short.loc["GCN", "settled"] == "not decided (2 of 500 epochs); the same order"
-    full = ch4.order_table(curve, params)  # the head overtakes at epoch 101, before the last 100 epochs
+    full = tables.order_table(curve, params)  # the head overtakes at epoch 101, before the last 100 epochs
     assert full.loc["GCN", "epochs"] == "401–500" and full.loc["GCN", "settled"] == "yes"
     assert full.loc["GCN", "order at the last epoch"] == "LRGB, 2-layer head > LRGB, linear head"
     late = curve.assign(**{"val AP": np.where((curve.stage == "LRGB, linear head") & (curve.epoch > 450), 99.0, curve["val AP"])})
-    assert ch4.order_table(late, params).loc["GCN", "settled"].startswith("no: ")
+    assert tables.order_table(late, params).loc["GCN", "settled"].startswith("no: ")
 
 
 def test_claims_are_decided_from_the_records_against_the_tolerance():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0, epochs=0)
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0, epochs=0)
     runs = hand_made_runs(params)
     verdicts = decided(params, runs)
     # GCN's head gains 2.0 points on the mean of two seeds; GINE's 0.5 is within the tolerance: no improvement
@@ -375,24 +375,24 @@ def test_claims_are_decided_from_the_records_against_the_tolerance():
     assert verdicts["GCN: tuned matches or beats tuned GPS"] == ("holds", "tuned 59.5 vs GPS 60.0 (250 epochs)")
     assert verdicts["GINE: tuned matches or beats tuned GPS"][0] == "does not hold"
     assert verdicts["GPS is insensitive to the head: linear and 2-layer heads within 1"] == ("holds", "2-layer 60.0 vs linear 59.2 (250 epochs)")
-    without_linear_gps = runs[~runs.key.isin([ch4.key(ch4.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
-    last = ch4.claim_verdicts("smoke", without_linear_gps, params)[-1]
+    without_linear_gps = runs[~runs.key.isin([configs.key(configs.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
+    last = claims.claim_verdicts("smoke", without_linear_gps, params)[-1]
     assert last["verdict"] == "not run"  # a missing cell decides nothing
 
 
 def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budget_is_recorded():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0)  # 2 epochs
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN", "GINE"], seeds=2, tolerance=1.0)  # 2 epochs
     short = hand_made_runs(params)
     verdicts = decided(params, short)
     assert {v for v, _ in verdicts.values()} == {"not decided (2 of 500 epochs)", "not decided (2 of 250 epochs)"}
     assert verdicts["GINE: tuned matches or beats tuned GPS"] == (
         "not decided (2 of 250 epochs)", "tuned 58.5 vs GPS 60.0; at 2 epochs it would not hold")
     # GCN's head cells at the papers' 500 epochs (where the head loses) decide that claim, and only that one
-    full = hand_made_runs(ch4.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.58, 0.6)})
+    full = hand_made_runs(configs.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.58, 0.6)})
     verdicts = decided(params, pd.concat([short, full]))
     assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
     assert verdicts["GCN: tuned matches or beats tuned GPS"][0] == "not decided (2 of 250 epochs)"
-    table = ch4.budget_table(pd.concat([short, full]), params)
+    table = tables.budget_table(pd.concat([short, full]), params)
     assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"
     assert table.loc[("GCN", "tuned"), "recorded"] == "0/2"
@@ -433,12 +433,12 @@ def test_the_cpus_bf16_hardware_is_read_from_its_flags(monkeypatch):
 
 
 def test_float32_keeps_todays_keys_and_bfloat16_is_a_run_of_its_own():
-    params = chapters.resolve("lrgb-head", "standard")
+    params = pages.resolve("lrgb-head", "standard")
     assert params["precision"] == "float32"
     today = lrgb.make_config("GCN", "lrgb", 0, train_graphs=0, eval_graphs=0, epochs=8)
-    assert ch4.key(ch4.config(params, "GCN", "LRGB, linear head", 0)) == ch4.key(today)
-    mixed = ch4.config({**params, "precision": "bfloat16"}, "GCN", "LRGB, linear head", 0)
-    assert mixed["precision"] == "bfloat16" and ch4.key(mixed) != ch4.key(today)
+    assert configs.key(configs.config(params, "GCN", "LRGB, linear head", 0)) == configs.key(today)
+    mixed = configs.config({**params, "precision": "bfloat16"}, "GCN", "LRGB, linear head", 0)
+    assert mixed["precision"] == "bfloat16" and configs.key(mixed) != configs.key(today)
 
 
 @pytest.mark.parametrize("model,base", [("GCN", "tuned"), ("GINE", "tuned"), ("GatedGCN", "tuned"), ("GPS", "tuned"), ("GCN", "lrgb")])
@@ -467,19 +467,19 @@ def test_a_bfloat16_forward_and_backward_stays_near_float32(model, base):
 
 
 def test_the_bf16_fidelity_check_compares_both_precisions_against_the_larger_of_spread_and_tolerance():
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], tolerance=1.0)  # the longer pair: 3 epochs
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], tolerance=1.0)  # the longer pair: 3 epochs
     fp32 = hand_made_runs({**params, "epochs": params["long_epochs"]},
                           {("GCN", "LRGB, linear head"): (0.40, 0.44), ("GCN", "LRGB, 2-layer head"): (0.58, 0.58)})
-    configs = ch4.fidelity_configs(params)
-    assert len(configs) == 8 and {c.get("precision", "float32") for c in configs} == {"float32", "bfloat16"}
-    assert {ch4.key(c) for c in configs} >= set(fp32.key)  # the fp32 half is the longer pair's own runs
+    planned = configs.fidelity_configs(params)
+    assert len(planned) == 8 and {c.get("precision", "float32") for c in planned} == {"float32", "bfloat16"}
+    assert {configs.key(c) for c in planned} >= set(fp32.key)  # the fp32 half is the longer pair's own runs
     mixed = hand_made_runs({**params, "epochs": params["long_epochs"], "precision": "bfloat16"},
                            {("GCN", "LRGB, linear head"): (0.43, 0.45), ("GCN", "LRGB, 2-layer head"): (0.56, 0.57)})
-    table = ch4.fidelity_table(pd.concat([fp32, mixed]), params)
+    table = tables.fidelity_table(pd.concat([fp32, mixed]), params)
     # linear head: +2.0 within fp32's spread of 2.8; 2-layer head: -1.5 beyond the 1-point tolerance (no spread)
     assert table.loc["LRGB, linear head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["+2.0", "±2.8", "yes"]
     assert table.loc["LRGB, 2-layer head", ["bf16 − fp32", "allowed", "within"]].tolist() == ["-1.5", "±1.0", "no"]
-    partial = ch4.fidelity_table(pd.concat([fp32, mixed.iloc[:1]]), params)
+    partial = tables.fidelity_table(pd.concat([fp32, mixed.iloc[:1]]), params)
     assert partial.loc["LRGB, 2-layer head", "within"] == "not decided (2 + 0 of 4 runs)"
 
 
@@ -621,32 +621,32 @@ def test_a_plateau_run_with_the_stopping_rule_ends_at_the_minimum_rate_once_val_
 def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_run_shows_it_safe(best, applies, isolated_store):
     """The first full-length GCN LRGB run decides: if its best validation epoch came before its rate reached the
     minimum (epoch 60 here), every other LRGB-configuration run at 500 epochs stops by the rule; it never does."""
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False, epochs=0)
-    other = ch4.config(params, "GCN", "LRGB, 2-layer head", 0)
-    assert ch4.stopping_check(params) is None and "stop_at_min_lr" not in other
-    assert ch4.stopping_note(params).startswith("is not yet checked")
-    first = ch4.config(params, *ch4.FIRST_FULL)
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False, epochs=0)
+    other = configs.config(params, "GCN", "LRGB, 2-layer head", 0)
+    assert configs.stopping_check(params) is None and "stop_at_min_lr" not in other
+    assert configs.stopping_note(params).startswith("is not yet checked")
+    first = configs.config(params, *paper.FIRST_FULL)
     lr = np.where(np.arange(500) < 60, 1e-3, 1e-5)
     curve = {"val_ap": np.where(np.arange(500) == best, 0.6, 0.5), "lr": lr}
-    digest = store.write_artefact(ch4.CHAPTER, ch4.key(first), "curve", curve)
-    store.write_record(ch4.CHAPTER, {"key": ch4.key(first), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+    digest = store.write_artefact(paper.CHAPTER, configs.key(first), "curve", curve)
+    store.write_record(paper.CHAPTER, {"key": configs.key(first), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
                                      "config": first, "metrics": {"test_ap": 0.5}, "artefacts": {"curve": digest}})
-    assert ch4.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
-    note = ch4.stopping_note(params)
+    assert configs.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
+    note = configs.stopping_note(params)
     assert note.startswith("applies" if applies else "does not apply") and f"epoch was {best + 1}" in note and "epoch 61" in note
-    assert ("stop_at_min_lr" in ch4.config(params, "GCN", "LRGB, 2-layer head", 0)) == applies
-    assert ("stop_at_min_lr" in ch4.config(params, "GCN", "LRGB, linear head", 1)) == applies
-    assert ch4.key(ch4.config(params, *ch4.FIRST_FULL)) == ch4.key(first)  # the deciding run itself never stops early
-    assert "stop_at_min_lr" not in ch4.config(params, "GCN", "tuned", 0)
-    assert "stop_at_min_lr" not in ch4.config({**params, "epochs": 8}, "GCN", "LRGB, 2-layer head", 0)
+    assert ("stop_at_min_lr" in configs.config(params, "GCN", "LRGB, 2-layer head", 0)) == applies
+    assert ("stop_at_min_lr" in configs.config(params, "GCN", "LRGB, linear head", 1)) == applies
+    assert configs.key(configs.config(params, *paper.FIRST_FULL)) == configs.key(first)  # the deciding run itself never stops early
+    assert "stop_at_min_lr" not in configs.config(params, "GCN", "tuned", 0)
+    assert "stop_at_min_lr" not in configs.config({**params, "epochs": 8}, "GCN", "LRGB, 2-layer head", 0)
 
 
 def write_runs(params: dict, cells: dict) -> None:
     """Store records of the longer GCN pair under ``params`` (both precisions): test AP per (precision, stage) and seed."""
     for (mixed, stage), aps in cells.items():
         for seed, ap in enumerate(aps):
-            c = ch4.config({**params, "precision": mixed}, "GCN", stage, seed, epochs=params["long_epochs"])
-            store.write_record(ch4.CHAPTER, {"key": ch4.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+            c = configs.config({**params, "precision": mixed}, "GCN", stage, seed, epochs=params["long_epochs"])
+            store.write_record(paper.CHAPTER, {"key": configs.key(c), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
                                              "config": c, "metrics": {"test_ap": ap}})
 
 
@@ -654,14 +654,14 @@ def write_runs(params: dict, cells: dict) -> None:
 def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows(bf16_ap, setting, isolated_store):
     """bf16 (its fast step) once the check passes, fp32 with the fast step once it fails, the profile's own until
     it is decided; the deciding first run stays fp32 with today's step, and the short runs keep the profile's."""
-    params = chapters.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
-    fp32 = {("float32", s): (0.40, 0.41) for s in ch4.HEAD_STAGES[:2]}
-    write_runs(params, fp32 | ({("bfloat16", s): (bf16_ap, bf16_ap) for s in ch4.HEAD_STAGES[:2]} if bf16_ap else {}))
-    assert ch4.bf16_passes(params) == (None if bf16_ap is None else bf16_ap == 0.400)
-    assert ch4.paper_setting_note(params).startswith({0.400: "in bf16", 0.300: "in fp32 with the fast", None: "in float32"}[bf16_ap])
-    full = ch4.full_params(params)
-    other = ch4.config(full, "GCN", "LRGB, 2-layer head", 1)
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
+    fp32 = {("float32", s): (0.40, 0.41) for s in paper.HEAD_STAGES[:2]}
+    write_runs(params, fp32 | ({("bfloat16", s): (bf16_ap, bf16_ap) for s in paper.HEAD_STAGES[:2]} if bf16_ap else {}))
+    assert configs.bf16_passes(params) == (None if bf16_ap is None else bf16_ap == 0.400)
+    assert configs.paper_setting_note(params).startswith({0.400: "in bf16", 0.300: "in fp32 with the fast", None: "in float32"}[bf16_ap])
+    full = configs.full_params(params)
+    other = configs.config(full, "GCN", "LRGB, 2-layer head", 1)
     assert {k: other[k] for k in ("precision", "step") if k in other} == setting
-    assert ch4.config(full, *ch4.FIRST_FULL) == ch4.config({**full, "precision": "bfloat16"}, *ch4.FIRST_FULL)
-    assert "precision" not in ch4.config(full, *ch4.FIRST_FULL) and "step" not in ch4.config(full, *ch4.FIRST_FULL)
-    assert "precision" not in ch4.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs
+    assert configs.config(full, *paper.FIRST_FULL) == configs.config({**full, "precision": "bfloat16"}, *paper.FIRST_FULL)
+    assert "precision" not in configs.config(full, *paper.FIRST_FULL) and "step" not in configs.config(full, *paper.FIRST_FULL)
+    assert "precision" not in configs.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs

@@ -11,8 +11,8 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from graphrepro import chapters, grid
-from graphrepro.claims import mrr_variants as ch5
+from graphrepro import catalog, grid, pages
+from graphrepro.chapters.mrr_variants import claims, configs, paper, tables
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
 
@@ -43,12 +43,12 @@ def test_lrgb_aggregation_is_a_weighted_mean_of_graph_means_not_a_query_mean():
     batch_of_graph = np.array([0, 0, 1])  # graphs 0 and 1 in batch 0, graph 2 in batch 1
     pairs = np.array([30, 10])  # labelled pairs per batch
     by_hand = (30 * np.mean([0.5, 0.0]) + 10 * 1.0) / 40
-    assert ch5.lrgb_aggregate(values, graph, batch_of_graph, pairs) == pytest.approx(by_hand)
+    assert tables.lrgb_aggregate(values, graph, batch_of_graph, pairs) == pytest.approx(by_hand)
     assert by_hand != pytest.approx(values.mean())
 
 
 def test_the_page_reproduces_the_worked_example():
-    table = ch5.worked_example()
+    table = tables.worked_example()
     np.testing.assert_allclose(table["MRR (ours)"], table["MRR (note)"])
 
 
@@ -72,12 +72,12 @@ def test_published_configurations_are_read_from_pykeens_wheel():
 
 
 def test_tucker_has_its_own_epoch_budget_on_the_small_graphs_only():
-    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
-    epochs = {(c["dataset"], c["model"]): c["epochs"] for c in ch5.kg_configs(params)}
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
+    epochs = {(c["dataset"], c["model"]): c["epochs"] for c in configs.kg_configs(params)}
     assert epochs[("nations", "TuckER")] == epochs[("umls", "TuckER")] == 7
     assert {e for (_, model), e in epochs.items() if model != "TuckER"} == {30}
-    unset = chapters.resolve("mrr-variants", "standard", kgs=["nations"], tucker_epochs=0, kg_epochs=30)
-    assert {c["epochs"] for c in ch5.kg_configs(unset)} == {30}  # 0: TuckER trains as long as the others
+    unset = pages.resolve("mrr-variants", "standard", kgs=["nations"], tucker_epochs=0, kg_epochs=30)
+    assert {c["epochs"] for c in configs.kg_configs(unset)} == {30}  # 0: TuckER trains as long as the others
 
 
 def test_processes_loading_a_shipped_graph_at_once_all_succeed(tmp_path):
@@ -102,22 +102,22 @@ def test_findings_quote_the_frames_the_page_shows():
                           for (g, e), values in mrr.items() for v, value in zip(linkpred.VARIANTS, values)])
     # three knowledge graphs of 10, 100 and 1,000 candidates: MRR falls, AMRI does not follow, z-MRR rises
     kgs = pd.DataFrame({"dataset": ["a", "b", "c"], "model": "TransE", "candidates": [10.0, 100.0, 1000.0],
-                        **{m: [1.0, 2.0, 3.0] for m in ch5.KG_METRICS}})
+                        **{m: [1.0, 2.0, 3.0] for m in paper.KG_METRICS}})
     kgs = kgs.assign(mrr=[0.5, 0.3, 0.1], amri=[0.8, 0.9, 0.85])
     kgs = kgs.assign(**{"pykeen mrr": kgs.mrr + 1e-7, "pykeen mr": kgs.mr, "pykeen hits_at_10": kgs.hits_at_k,
                         "pykeen amri": kgs.amri, "pykeen z_mrr": kgs.z_mrr})
-    ties = ch5.tie_table(candidates=4, queries=3, levels=(None,))
-    found = ch5.finding_numbers(frame, ties, kgs)
+    ties = tables.tie_table(candidates=4, queries=3, levels=(None,))
+    found = claims.finding_numbers(frame, ties, kgs)
     # Cora means x 100: raw 12.5, filtered 14.0, extended 19.0
-    assert found["ch5_shifts"] == ("cora 12.5 raw, +1.5 for filtering, +5.0 for removing self-loops; "
+    assert found["mrr_variants_shifts"] == ("cora 12.5 raw, +1.5 for filtering, +5.0 for removing self-loops; "
                                    "citeseer 15.0 raw, +0.0 for filtering, +0.0 for removing self-loops")
-    assert found["ch5_reordered"] == "1 of 2 (cora)"
+    assert found["mrr_variants_reordered"] == "1 of 2 (cora)"
     # one true candidate among 4 tied ones: rank 1, 2.5 or 4
-    assert found["ch5_constant"] == "1.000 under optimistic ranks, 0.4000 under realistic and 0.2500 under pessimistic ones"
-    assert found["ch5_rho"] == "MRR -1.00, AMRI +0.50, z-scored MRR +1.00"
-    assert found["ch5_crosscheck"] == "1e-07 over 3 runs"
-    empty = ch5.finding_numbers(frame.iloc[:0], ties, kgs.iloc[:0])
-    assert empty["ch5_shifts"] == "not run yet" and empty["ch5_rho"].startswith("not computable") and empty["ch5_reordered"] == "not run yet"
+    assert found["mrr_variants_constant"] == "1.000 under optimistic ranks, 0.4000 under realistic and 0.2500 under pessimistic ones"
+    assert found["mrr_variants_rho"] == "MRR -1.00, AMRI +0.50, z-scored MRR +1.00"
+    assert found["mrr_variants_crosscheck"] == "1e-07 over 3 runs"
+    empty = claims.finding_numbers(frame.iloc[:0], ties, kgs.iloc[:0])
+    assert empty["mrr_variants_shifts"] == "not run yet" and empty["mrr_variants_rho"].startswith("not computable") and empty["mrr_variants_reordered"] == "not run yet"
 
 
 def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result():
@@ -154,19 +154,18 @@ def test_a_torn_knowledge_graph_checkpoint_is_removed_unread(monkeypatch):
 
 
 def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
-    from graphrepro import store
     from graphrepro.grid import run_grid
 
     configs = [kg.make_config("nations", model, seed, epochs=1) for model in ("RotatE", "TransE") for seed in (1, 0)]
-    run_grid(ch5.CHAPTER, kg.EXPERIMENT.name, configs, "cpu")
-    frame = ch5.kg_frame(store.load(ch5.CHAPTER))
+    run_grid(paper.CHAPTER, kg.EXPERIMENT.name, configs, "cpu")
+    frame = tables.kg_frame(catalog.load(paper.CHAPTER))
     assert list(zip(frame.model, frame.seed)) == [("TransE", 0), ("TransE", 1), ("RotatE", 0), ("RotatE", 1)]
-    assert list(ch5.kg_table(frame, "base").index) == [("nations", "TransE"), ("nations", "RotatE")]
+    assert list(tables.kg_table(frame, "base").index) == [("nations", "TransE"), ("nations", "RotatE")]
 
 
 def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs():
-    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "ComplEx", "TuckER"])
-    plan = ch5.kg_plan(params)
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "ComplEx", "TuckER"])
+    plan = configs.kg_plan(params)
     assert plan.loc[("Nations", "TransE")].to_dict() == {"config": "defaults", "own": "–", "here": 100}
     assert plan.loc[("Nations", "TuckER"), "here"] == 20  # TuckER's own budget on the small graphs
     if ("WN18RR", "TransE") in plan.index:  # only when WN18RR's files can be had
@@ -178,8 +177,8 @@ def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs():
 def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(monkeypatch):
     """Two RotatE runs on WN18RR at once were killed for memory on the 24 GB machine: its expected peak
     keeps a 24 GB machine to one worker, while the small graphs' runs fit many at once."""
-    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
-    grids = {desc: configs for desc, _, configs in ch5.grids(params)}
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
+    grids = {desc: configs for desc, _, configs in configs.grids(params)}
     assert {c["dataset"] for c in grids["knowledge graphs"]} == {"nations"}
     assert all(kg.peak_mb(c) < 2_500 for c in grids["knowledge graphs"])
     rotate = kg.make_config("wn18rr", "RotatE", 0)  # the published setting: 1,024 negatives, 500 complex dimensions
@@ -187,7 +186,7 @@ def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(m
     monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 24 * 2**30 // 4096}[name])
     assert grid.workers_within_memory(kg.peak_mb(rotate), workers=2) == 1
     assert grid.workers_within_memory(max(kg.peak_mb(c) for c in grids["knowledge graphs"]), workers=2) == 2
-    assert [desc for desc, _ in ch5.training_plan(params)][-1] == "link prediction on graphs"
+    assert [desc for desc, _ in configs.training_plan(params)][-1] == "link prediction on graphs"
 
 
 def test_expected_peaks_bound_the_recorded_ones(monkeypatch):
@@ -209,15 +208,15 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more():
     capped = kg.make_config("wn18rr", "RotatE", 0, epochs=20, negatives=32)
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
     assert kg.pipeline_arguments(kg.make_config("wn18rr", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024
-    params = chapters.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
-    configs = ch5.kg_configs(params)
-    if not any(c["dataset"] == "wn18rr" for c in configs):
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
+    planned = configs.kg_configs(params)
+    if not any(c["dataset"] == "wn18rr" for c in planned):
         pytest.skip("WN18RR's files cannot be had here")
-    assert {(c["model"], c.get("negatives")) for c in configs if c["dataset"] == "wn18rr"} == {
+    assert {(c["model"], c.get("negatives")) for c in planned if c["dataset"] == "wn18rr"} == {
         ("TransE", None), ("RotatE", 32), ("ComplEx", None)}
-    assert ch5.negatives_note(params) == "RotatE on WN18RR draws 32 instead of 1,024"
-    paper = chapters.resolve("mrr-variants", "paper", kgs=["wn18rr"], kg_models=["RotatE"])
-    assert all("negatives" not in c for c in ch5.kg_configs(paper)) and ch5.negatives_note(paper) == "none"
+    assert configs.negatives_note(params) == "RotatE on WN18RR draws 32 instead of 1,024"
+    paper = pages.resolve("mrr-variants", "paper", kgs=["wn18rr"], kg_models=["RotatE"])
+    assert all("negatives" not in c for c in configs.kg_configs(paper)) and configs.negatives_note(paper) == "none"
 
 
 def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
@@ -249,15 +248,15 @@ def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
 def test_published_mrr_stands_beside_ours_only_for_the_dataset_it_was_published_for():
     assert kg.published_mrr("rotate/sun2019_rotate_wn18rr.json") == 0.476  # Sun et al.'s, as pykeen ships it
     assert kg.published_mrr("transe/nguyen2018_transe_wn18rr.yaml") is None  # ships no results
-    params = chapters.resolve("mrr-variants", "standard", kgs=["wn18rr"], kg_models=["RotatE", "ComplEx", "TransE"], kg_seeds=2)
+    params = pages.resolve("mrr-variants", "standard", kgs=["wn18rr"], kg_models=["RotatE", "ComplEx", "TransE"], kg_seeds=2)
     frame = pd.DataFrame({"dataset": ["wn18rr"] * 2, "model": ["RotatE"] * 2, "mrr": [0.02, 0.04]})
-    table = ch5.published_beside_ours(frame, params)
+    table = tables.published_beside_ours(frame, params)
     assert list(table.index) == [("WN18RR", "RotatE")]  # ComplEx's is WN18's number, TransE's paper ships none
     row = table.iloc[0]
     assert (row["paper"], row["ours"], row["runs"]) == ("47.6 (sun2019)", "3.0 ± 1.4", 2)
     assert (row["epochs"], row["negatives"]) == (f"1,000 → {params['large_kg_epochs']}", "1,024 → 32")
-    smoke = chapters.resolve("mrr-variants", "smoke")  # Nations only: says so rather than show an empty table
-    assert "no knowledge graph" in ch5.published_beside_ours(frame, smoke).iloc[0, 0]
+    smoke = pages.resolve("mrr-variants", "smoke")  # Nations only: says so rather than show an empty table
+    assert "no knowledge graph" in tables.published_beside_ours(frame, smoke).iloc[0, 0]
 
 
 def test_loading_a_knowledge_graph_logs_nothing_even_when_logging_is_on(caplog):

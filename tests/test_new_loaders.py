@@ -15,7 +15,14 @@ import pytest
 
 from graphrepro.data import hgb, kg, lrgb, splits
 from graphrepro.data.archive import UnsafeArchive, member_names
-from graphrepro.data.registry import ChecksumMismatch, DataUnavailable, RemoteFile, dataset_status
+from graphrepro.data.registry import (
+    ChecksumMismatch,
+    DataUnavailable,
+    RemoteFile,
+    dataset_status,
+)
+
+from fixtures import write_fixture
 
 TOY = hgb.HGBSpec("TOY", ("paper", "author", "term"), nodes=18, edges=24, classes=3)
 TOY_MULTI = hgb.HGBSpec("TOYM", ("movie", "actor", "keyword"), nodes=18, edges=24, classes=3, multilabel=True)
@@ -24,7 +31,7 @@ TOY_MULTI = hgb.HGBSpec("TOYM", ("movie", "actor", "keyword"), nodes=18, edges=2
 @pytest.mark.parametrize("spec", [TOY, TOY_MULTI], ids=["single", "multi"])
 def test_hgb_fixture_becomes_heterodata(tmp_path, spec):
     path = tmp_path / f"{spec.name}.zip"
-    hgb.write_fixture(path, spec, np.random.default_rng(0))
+    write_fixture(path, spec, np.random.default_rng(0))
     data = hgb.load_zip(path, spec, cache=tmp_path / "cache")
     target = data[spec.node_types[0]]
     assert data[spec.node_types[0]].x.shape == (6, 4) and "x" not in data[spec.node_types[-1]]  # featureless type
@@ -44,7 +51,7 @@ def test_hgb_fixture_becomes_heterodata(tmp_path, spec):
 
 def test_hgb_counts_are_checked(tmp_path):
     path = tmp_path / "toy.zip"
-    hgb.write_fixture(path, TOY, np.random.default_rng(0))
+    write_fixture(path, TOY, np.random.default_rng(0))
     with pytest.raises(ValueError, match="19 nodes expected|18 nodes, expected 19"):
         hgb.load_zip(path, hgb.HGBSpec("TOY", TOY.node_types, 19, 24, 3), cache=tmp_path / "c")
 
@@ -54,7 +61,7 @@ def test_unsafe_archive_members_are_refused(tmp_path, name):
     with pytest.raises(UnsafeArchive, match="refused"):
         member_names(["TOY/link.dat", name])
     path = tmp_path / "evil.zip"
-    hgb.write_fixture(path, TOY, np.random.default_rng(0))
+    write_fixture(path, TOY, np.random.default_rng(0))
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr(name, "x")
     with pytest.raises(UnsafeArchive):

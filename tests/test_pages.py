@@ -7,9 +7,9 @@ import math
 import nbformat
 import pandas as pd
 
-from graphrepro import chapters, report, runner
+from graphrepro import build, pages, report, runner
 from graphrepro.__main__ import main
-from graphrepro.claims import executed_with, parameters_used
+from graphrepro.chapters import executed_with, parameters_used
 
 SLUG = "hgcn-mlp-bug"
 
@@ -22,23 +22,23 @@ def _executed(folder, slug, **parameters):
 
 
 def test_banner_only_when_not_the_published_numbers():
-    standard = chapters.resolve(SLUG, "standard")
+    standard = pages.resolve(SLUG, "standard")
     assert report.is_published(SLUG, standard)
     assert "graphrepro-banner" not in report.profile_banner(SLUG, standard).data
     assert "<strong>standard</strong> profile" in report.profile_banner(SLUG, standard).data
-    smoke = report.profile_banner(SLUG, chapters.resolve(SLUG, "smoke")).data
+    smoke = report.profile_banner(SLUG, pages.resolve(SLUG, "smoke")).data
     assert "graphrepro-banner" in smoke and "<strong>smoke</strong>" in smoke and "seeds = 1" in smoke
-    tweaked = chapters.resolve(SLUG, "standard", seeds=10)
+    tweaked = pages.resolve(SLUG, "standard", seeds=10)
     assert not report.is_published(SLUG, tweaked)
     assert "seeds = 10 where the standard profile differs" in report.profile_banner(SLUG, tweaked).data
 
 
 def test_verdicts_use_the_parameters_each_chapter_ran_with(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path))
-    assert executed_with("standard")[SLUG] == chapters.resolve(SLUG, "standard")  # not executed: the page's profile
+    assert executed_with("standard")[SLUG] == pages.resolve(SLUG, "standard")  # not executed: the page's profile
     _executed(tmp_path, SLUG, profile="smoke", seeds=2)
     used = executed_with("standard")
-    assert used[SLUG] == chapters.resolve(SLUG, "smoke", seeds=2)
+    assert used[SLUG] == pages.resolve(SLUG, "smoke", seeds=2)
     table = parameters_used(used)
     assert table.loc[SLUG, "profile"] == "smoke" and table.loc[SLUG, "other parameters"] == "seeds = 2"
 
@@ -62,17 +62,17 @@ def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatc
         return tmp_path / f"{slug}.ipynb"
 
     monkeypatch.setattr(runner, "execute", fake_execute)
-    monkeypatch.setattr(chapters, "chapter_module", lambda slug: _NoRecords)
-    monkeypatch.setattr(runner, "build_book", lambda: tmp_path / "index.html")
+    monkeypatch.setattr(pages, "chapter_module", lambda slug, part=None: _NoRecords)
+    monkeypatch.setattr(build, "build_book", lambda: tmp_path / "index.html")
     assert main(["book", "--no-execute"]) == 0
     out = capsys.readouterr().out
-    assert executed == [(p.slug, "standard") for p in chapters.pages() if p.slug != SLUG]
+    assert executed == [(p.slug, "standard") for p in pages.pages() if p.slug != SLUG]
     assert "verdicts has not been executed yet: executing it (standard)" in out
     assert "han-vs-gat: 3 of 3 runs are not recorded yet and train first" in out
     assert f"note: {SLUG} shows the smoke profile" in out
     executed.clear()
     assert main(["book"]) == 0  # make book: every page again, under standard
-    assert executed == [(p.slug, "standard") for p in chapters.pages()]
+    assert executed == [(p.slug, "standard") for p in pages.pages()]
     assert "note:" not in capsys.readouterr().out
 
 

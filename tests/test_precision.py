@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from graphrepro import bench, chapters, precision
+from graphrepro import bench, pages, precision
 from graphrepro.experiments import fair_eval, hgb, hgcn, kg, linkpred
 
 TINY = {  # one small run per experiment that takes a precision (the data as test_verify uses it)
@@ -34,18 +34,18 @@ def test_float32_keeps_todays_key_and_a_bfloat16_run_trains_to_finite_fp32_metri
     assert scores and all(math.isfinite(v) for v in scores)
 
 
-@pytest.mark.parametrize("slug", [p.slug for p in chapters.chapter_pages()])
+@pytest.mark.parametrize("slug", [p.slug for p in pages.chapter_pages()])
 def test_every_chapter_takes_precision_and_its_trained_configs_carry_it(slug):
-    module = chapters.chapter_module(slug)
-    configs, _ = module.chapter_records(chapters.resolve(slug, "smoke", precision="bfloat16"))
-    today, _ = module.chapter_records(chapters.resolve(slug, "smoke"))
+    module = pages.chapter_module(slug)
+    configs, _ = pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "smoke", precision="bfloat16"))
+    today, _ = pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "smoke"))
     assert configs and not any("precision" in c for c in today)
     pykeen = [bench.experiment_of(c, module.EXPERIMENTS) is kg.EXPERIMENT for c in configs]
     assert all((c.get("precision") == "bfloat16") != by_pykeen for c, by_pykeen in zip(configs, pykeen))  # pykeen's stay fp32
     assert not all(pykeen)
 
 
-@pytest.mark.parametrize("slug", [p.slug for p in chapters.chapter_pages()])
+@pytest.mark.parametrize("slug", [p.slug for p in pages.chapter_pages()])
 def test_bfloat16_is_refused_before_anything_trains_on_a_cpu_without_it(slug, isolated_store, monkeypatch, capsys):
     from graphrepro.__main__ import main
 

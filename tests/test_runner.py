@@ -14,7 +14,7 @@ import time
 import nbformat
 import pytest
 
-from graphrepro import experiments, grid, paths, progress, store
+from graphrepro import catalog, experiments, grid, paths, progress, store
 from graphrepro.__main__ import main
 
 CLI = [sys.executable, "-m", "graphrepro"]
@@ -51,7 +51,7 @@ def test_a_grid_checks_its_folder_before_training(tmp_path, monkeypatch):
         calls.extend(c["seed"] for c in configs)
         return [{"test_acc": 0.5} for _ in configs]
 
-    monkeypatch.setattr(experiments, "registry", lambda: {"e": experiments.Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"e": experiments.Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / "a-file"))
     with pytest.raises(paths.NotWritable, match="cannot write to"):
@@ -66,7 +66,7 @@ def test_a_grid_runs_no_more_workers_than_its_largest_run_fits_in_memory(tmp_pat
 
     declared = None if peak_mb is None else (lambda config: peak_mb)
     experiment = experiments.Experiment("e", 1, dict, lambda c: 0, lambda c: None, train, batch_key=lambda c: str(c), peak_mb=declared)
-    monkeypatch.setattr(experiments, "registry", lambda: {"e": experiment})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"e": experiment})
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path))
     seen: list[int] = []
     monkeypatch.setattr(grid, "fan_out", lambda calls, workers: seen.append(workers) or [call() for call in calls])
@@ -219,12 +219,12 @@ def test_a_killed_grid_loses_no_record_and_the_rerun_trains_only_the_rest(slug, 
     assert all(store.digest_matches(json.loads(data)) for data in kept.values())
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    from graphrepro import __main__, chapters, runner
+    from graphrepro import __main__, pages, runner
 
     given = __main__._parser().parse_args(command[3:]).parameter  # the command's own -p pairs, as the CLI reads them
-    params = chapters.resolve(slug, "smoke", **chapters.parse_overrides(slug, given))
+    params = pages.resolve(slug, "smoke", **pages.parse_overrides(slug, given))
     with runner.temporary_environment(GRAPHREPRO_RESULTS=str(tmp_path / "results")):
-        expected = chapters.chapter_module(slug).chapter_keys(params)
+        expected = pages.chapter_module(slug, "configs").chapter_keys(params)
     assert {p.stem for p in records_in(folder)} == expected and len(kept) < len(expected)
     assert not list(folder.rglob(".tmp-*"))  # what the kill left half-written is gone
     assert all((folder / f"{key}.json").read_bytes() == data for key, data in kept.items())  # not retrained

@@ -5,8 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from graphrepro import chapters, progress, search
-from graphrepro.claims import hgcn_mlp_bug, hgcn_tuning
+from graphrepro import catalog, pages, progress, search
+from graphrepro.chapters.hgcn_mlp_bug import configs, paper, tuning
 from graphrepro.experiments import hgcn
 
 
@@ -28,45 +28,45 @@ def _fake_records(configs, val, test):
     """Records as the store returns them, with given validation and test scores."""
     rows = []
     for config, v, t in zip(configs, val, test):
-        rows.append({**config, "key": hgcn_tuning.key(config), "val_roc": v, "val_ap": v, "test_roc": t, "test_ap": t})
+        rows.append({**config, "key": tuning.key(config), "val_roc": v, "val_ap": v, "test_roc": t, "test_ap": t})
     return pd.DataFrame(rows)
 
 
 def test_chapter_one_selects_on_validation_never_test():
-    params = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
+    params = pages.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
     base = hgcn.make_config("disease_lp", "lp", "MLP", 0, "debugged", max_epochs=params["max_epochs"], normalize_feats=False)
-    trials = hgcn_tuning.trial_configs([base], params)
+    trials = tuning.trial_configs([base], params)
     assert [t["dropout"] for t in trials] == [0.0, 0.5]
     assert trials[0] == base  # the README settings are a trial: their seed-0 run is shared
-    assert hgcn_tuning.chosen(base, params, _fake_records(trials[:1], [0.9], [0.1])) is None  # search incomplete
+    assert tuning.chosen(base, params, _fake_records(trials[:1], [0.9], [0.1])) is None  # search incomplete
     records = _fake_records(trials, [0.6, 0.8], [0.99, 0.5])  # the better test score must not matter
-    assert hgcn_tuning.chosen(base, params, records)["dropout"] == 0.5
-    tuned = hgcn_tuning.tuned_configs([base], params, records)
+    assert tuning.chosen(base, params, records)["dropout"] == 0.5
+    tuned = tuning.tuned_configs([base], params, records)
     assert [c["seed"] for c in tuned] == list(range(params["seeds"])) and all(c["dropout"] == 0.5 for c in tuned)
     failed = _fake_records(trials, [math.nan, math.nan], [0.5, 0.5])  # every trial diverged
-    setting, how = hgcn_tuning.selection(base, params, failed)
+    setting, how = tuning.selection(base, params, failed)
     assert setting["dropout"] == base["dropout"] and how.startswith("every trial diverged")
 
 
 def test_hyperbolic_cells_also_search_the_curvature():
-    params = chapters.resolve("hgcn-mlp-bug", "standard")
-    euclidean, hyperbolic = hgcn_tuning.space("GCN", params), hgcn_tuning.space("HGCN", params)
+    params = pages.resolve("hgcn-mlp-bug", "standard")
+    euclidean, hyperbolic = tuning.space("GCN", params), tuning.space("HGCN", params)
     assert len(hyperbolic) == 2 * len(euclidean) == 2 * 2 * 2
     assert {s["c"] for s in hyperbolic} == {1.0, None} and all("c" not in s for s in euclidean)
-    assert hgcn_tuning.label(hyperbolic[-1]) == "2 layers, relu, dropout 0.5, wd 0.001, c trainable"
-    paper = chapters.resolve("hgcn-mlp-bug", "paper")
-    assert len(hgcn_tuning.space("MLP", paper)) == 2 * 2 * 3 * 3 and len(hgcn_tuning.space("HNN", paper)) == 72
+    assert tuning.label(hyperbolic[-1]) == "2 layers, relu, dropout 0.5, wd 0.001, c trainable"
+    paper = pages.resolve("hgcn-mlp-bug", "paper")
+    assert len(tuning.space("MLP", paper)) == 2 * 2 * 3 * 3 and len(tuning.space("HNN", paper)) == 72
 
 
 def test_table1_configs_grow_with_the_recorded_search():
-    params = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
-    empty = hgcn_mlp_bug.table1_configs(params, pd.DataFrame())
-    cells = hgcn_mlp_bug.table1_bases(params)
-    assert len(cells) == len(hgcn_mlp_bug.ROWS)
+    params = pages.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"])
+    empty = configs.table1_configs(params, pd.DataFrame())
+    cells = configs.table1_bases(params)
+    assert len(cells) == len(paper.ROWS)
     assert len(empty) == 10 * 2 + 2 * 4  # every trial; README seeds and tuned seeds coincide with trials (1 seed)
-    more = chapters.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"], seeds=3)
-    configs = hgcn_mlp_bug.table1_configs(more, pd.DataFrame())
-    assert len(configs) == 28 + 12 * 2  # + seeds 1 and 2 of each cell's README settings; nothing tuned yet
+    more = pages.resolve("hgcn-mlp-bug", "smoke", tasks=["disease_lp/lp"], seeds=3)
+    planned = configs.table1_configs(more, pd.DataFrame())
+    assert len(planned) == 28 + 12 * 2  # + seeds 1 and 2 of each cell's README settings; nothing tuned yet
 
 
 
@@ -90,10 +90,9 @@ def _quadratic_experiment(calls):
 def test_ask_tell_study_replays_from_the_store(monkeypatch):
     import optuna
 
-    from graphrepro import experiments
 
     calls: list[float] = []
-    monkeypatch.setattr(experiments, "registry", lambda: {"quadratic": _quadratic_experiment(calls)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"quadratic": _quadratic_experiment(calls)})
     space = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
     first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=7, device="cpu")
     assert len(calls) == 8 and len(records) == 8
@@ -111,11 +110,11 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     a replay that may not train draws no progress bar (a page reading its records shows none)."""
     import optuna
 
-    from graphrepro import experiments, grid
+    from graphrepro import grid
 
     calls: list[float] = []
     grids: list[int] = []
-    monkeypatch.setattr(experiments, "registry", lambda: {"quadratic": _quadratic_experiment(calls)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"quadratic": _quadratic_experiment(calls)})
     real = grid.run_grid
     monkeypatch.setattr(grid, "run_grid", lambda ch, name, configs, *a, **k: grids.append(len(configs)) or real(ch, name, configs, *a, **k))
     space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
@@ -152,16 +151,16 @@ def test_choices_are_recorded_and_read_back(isolated_store):
 def test_chapter_one_choices_are_recorded_and_agree_with_the_records(monkeypatch):
     """Every recorded choice of the committed standard profile is what its trials' records give."""
     monkeypatch.delenv("GRAPHREPRO_RESULTS")
-    params = chapters.resolve("hgcn-mlp-bug", "standard")
-    configs, runs = hgcn_mlp_bug.chapter_records(params)
-    if len(runs) < len(configs):
+    params = pages.resolve("hgcn-mlp-bug", "standard")
+    planned, runs = configs.chapter_records(params)
+    if len(runs) < len(planned):
         pytest.skip("the standard records are not all here")
-    bases = [cell[3] for cell in hgcn_mlp_bug.table1_bases(params)]
+    bases = [cell[3] for cell in configs.table1_bases(params)]
     for base in bases:
-        settings = hgcn_tuning.space(base["model"], params)
-        keys = tuple(hgcn_tuning.key({**base, **s, "seed": hgcn_tuning.SEARCH_SEED}) for s in settings)
+        settings = tuning.space(base["model"], params)
+        keys = tuple(tuning.key({**base, **s, "seed": paper.SEARCH_SEED}) for s in settings)
         recorded = search.recorded_choice("hgcn-mlp-bug", hgcn.EXPERIMENT, keys)
         assert recorded is not None, base
         readme = {n: base[n] for n in settings[0]}
         assert recorded == search.choose(settings, list(keys), runs, hgcn.EXPERIMENT.selection_spec(base), readme,
-                                         hgcn_tuning.label)
+                                         tuning.label)

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphrepro import checkpoints, experiments, grid, paths, store
+from graphrepro import catalog, checkpoints, grid, paths, store
 from graphrepro.experiments import Experiment
 
 CONFIG = {"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0, "lr": 0.01}
@@ -116,7 +116,7 @@ def test_a_writer_killed_mid_write_leaves_no_record_and_the_next_grid_sweeps_its
         path.write_text("{")
     assert store.records("ch") == []  # none of them reads as a (damaged) record
 
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment([])})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment([])})
     grid.run_grid("ch", "counting", [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0}], device="cpu")
     assert sorted(p.name for p in folder.glob(".tmp-*")) == sorted(p.name for p in (live, elsewhere, legacy))
     assert len(store.records("ch")) == 1
@@ -125,7 +125,7 @@ def test_a_writer_killed_mid_write_leaves_no_record_and_the_next_grid_sweeps_its
 def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch):
     calls: list[int] = []
     configs = [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": s} for s in range(5)]
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls, fail_at=3)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment(calls, fail_at=3)})
     with pytest.raises(KeyboardInterrupt):
         grid.run_grid("ch", "counting", configs, device="cpu", max_members=1)
     assert calls == [0, 1, 2, 3]
@@ -133,7 +133,7 @@ def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch
     assert not list((isolated_store / "ch").glob(".tmp-*"))
 
     calls.clear()
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment(calls)})
     frame = grid.run_grid("ch", "counting", configs, device="cpu")
     assert calls == [3, 4]  # the rest trains as one batch of the two missing seeds
     assert [r["members"] for r in store.records("ch") if r["config"]["seed"] >= 3] == [[3, 4], [3, 4]]
@@ -145,20 +145,20 @@ def test_interrupted_grid_resumes_without_retraining(isolated_store, monkeypatch
 def test_version_bump_makes_records_stale(isolated_store, monkeypatch):
     calls: list[int] = []
     configs = [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": 0}]
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls, version=1)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment(calls, version=1)})
     grid.run_grid("ch", "counting", configs, device="cpu")
-    assert len(store.load("ch")) == 1 and store.stale("ch") == []
+    assert len(catalog.load("ch")) == 1 and catalog.stale("ch") == []
 
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls, version=2)})
-    assert store.load("ch").empty
-    assert len(store.stale("ch")) == 1
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment(calls, version=2)})
+    assert catalog.load("ch").empty
+    assert len(catalog.stale("ch")) == 1
     grid.run_grid("ch", "counting", configs, device="cpu")
-    assert calls == [0, 0] and len(store.load("ch")) == 1
+    assert calls == [0, 0] and len(catalog.load("ch")) == 1
 
 
 def test_record_holds_environment(isolated_store, monkeypatch):
     calls: list[int] = []
-    monkeypatch.setattr(experiments, "registry", lambda: {"counting": _counting_experiment(calls)})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"counting": _counting_experiment(calls)})
     grid.run_grid("ch", "counting", [{"dataset": "toy", "model": "MLP", "variant": "none", "seed": 1}], device="cpu")
     (record,) = store.records("ch")
     assert record["device"] == "cpu" and record["threads"] == 1  # training runs on one intra-op thread
@@ -175,7 +175,7 @@ def _artefact_experiment():
 
 
 def test_artefacts_live_beside_their_record_and_load_verified(isolated_store, monkeypatch):
-    monkeypatch.setattr(experiments, "registry", lambda: {"ranks": _artefact_experiment()})
+    monkeypatch.setattr(catalog, "experiments", lambda: {"ranks": _artefact_experiment()})
     grid.run_grid("ch", "ranks", [{"seed": 0}, {"seed": 1}], device="cpu", workers=1)
     records = {r["config"]["seed"]: r for r in store.records("ch")}
     assert "artefacts" not in records[1]["metrics"] and set(records[1]["artefacts"]) == {"ranks"}
@@ -340,7 +340,7 @@ def test_a_resumed_runs_record_counts_the_seconds_earlier_processes_trained(isol
     def train(data, configs, device):
         return [{"val_acc": 0.5, "test_acc": 0.5, "resumed_s": 100.0 * c["seed"]} for c in configs]
 
-    monkeypatch.setattr(experiments, "registry", lambda: {"e": Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
-    fresh, resumed = grid.run_batch(experiments.get("e"), [{"seed": 0}, {"seed": 1}], None, device="cpu")
+    monkeypatch.setattr(catalog, "experiments", lambda: {"e": Experiment("e", 1, dict, lambda c: 0, lambda c: None, train)})
+    fresh, resumed = grid.run_batch(catalog.experiment("e"), [{"seed": 0}, {"seed": 1}], None, device="cpu")
     assert "resumed_s" not in fresh and "resumed_s" not in resumed["metrics"]  # not a metric verify compares
     assert resumed["resumed_s"] == 100.0 and resumed["wall_s"] == pytest.approx(fresh["wall_s"] + 100.0, abs=1e-3)

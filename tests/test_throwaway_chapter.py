@@ -14,61 +14,77 @@ import pytest
 
 from graphrepro import paths
 
-CHAPTER_MODULE = '''
-"""A throwaway chapter: a fake experiment whose validation accuracy is a function of the seed."""
-from graphrepro import chapters, store
-from graphrepro.chapters import Page, Param, same
-from graphrepro.experiments import Experiment
-from graphrepro.grid import run_grid
-from graphrepro import report
-from graphrepro.report import claim_row
+CHAPTER_FILES = {  # a package by concern, as every chapter of the book is laid out
+    "__init__.py": '''
+        """A throwaway chapter: a fake experiment whose validation accuracy is a function of the seed."""
+        from graphrepro.pages import Page, Param, same
+        from toy_chapter.paper import EXPERIMENT
 
-def _train(data, configs, device):
-    return [{{"val_acc": 0.5 + c["seed"] / 100, "test_acc": 0.6 + c["seed"] / 100}} for c in configs]
+        EXPERIMENTS = (EXPERIMENT,)
+        PAGE = Page("toy-chapter", {notebook!r}, "A throwaway chapter", (
+            Param("seeds", int, "seeds", {{"smoke": 2, "standard": 3, "paper": 3}}, minimum=1, maximum=10),
+            Param("tolerance", float, "points", same(1.0), minimum=0, maximum=100),
+        ), module="toy_chapter")
+    ''',
+    "paper.py": '''
+        from graphrepro.experiments import Experiment
 
-EXPERIMENT = Experiment("toy-exp", 1, dict, lambda c: 0, lambda c: None, _train, stacks=False,
-                        metrics=("acc",), selection=lambda c: "acc")
-EXPERIMENTS = (EXPERIMENT,)
-PAGE = Page("toy-chapter", {notebook!r}, "A throwaway chapter", (
-    Param("seeds", int, "seeds", {{"smoke": 2, "standard": 3, "paper": 3}}, minimum=1, maximum=10),
-    Param("tolerance", float, "points", same(1.0), minimum=0, maximum=100),
-), module="toy_chapter")
+        CHAPTER = "toy-chapter"
 
-def configs(params):
-    return [{{"model": "toy", "seed": s}} for s in range(params["seeds"])]
+        def _train(data, configs, device):
+            return [{{"val_acc": 0.5 + c["seed"] / 100, "test_acc": 0.6 + c["seed"] / 100}} for c in configs]
 
-def run(params):
-    return run_grid(PAGE.slug, EXPERIMENT.name, configs(params), "cpu", desc="toy")
+        EXPERIMENT = Experiment("toy-exp", 1, dict, lambda c: 0, lambda c: None, _train, stacks=False,
+                                metrics=("acc",), selection=lambda c: "acc")
+    ''',
+    "configs.py": '''
+        from graphrepro import catalog, store
+        from graphrepro.grid import run_grid
+        from toy_chapter.paper import CHAPTER, EXPERIMENT
 
-def chapter_keys(params):
-    return {{store.config_key(EXPERIMENT.name, EXPERIMENT.version, c) for c in configs(params)}}
+        def configs(params):
+            return [{{"model": "toy", "seed": s}} for s in range(params["seeds"])]
 
-def chapter_records(params):
-    runs = store.load(PAGE.slug)
-    return configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
+        def run(params):
+            return run_grid(CHAPTER, EXPERIMENT.name, configs(params), "cpu", desc="toy")
 
-def recorded_runs(params):
-    return chapter_records(params)[1]
+        def chapter_keys(params):
+            return {{store.config_key(EXPERIMENT.name, EXPERIMENT.version, c) for c in configs(params)}}
 
-def claim_verdicts(profile, runs=None, params=None):
-    params = chapters.resolve(PAGE.slug, profile) if params is None else params
-    runs = recorded_runs(params) if runs is None else runs
-    mean = 100 * runs.test_acc.mean() if len(runs) else float("nan")
-    return [claim_row(PAGE.slug, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
-                      f"toy {{mean:.1f}} over {{len(runs)}} seeds")]
+        def chapter_records(params):
+            runs = catalog.load(CHAPTER)
+            return configs(params), runs[runs.key.isin(chapter_keys(params))] if len(runs) else runs
 
-def paper_cells(params, runs=None):
-    return []
+        def recorded_runs(params):
+            return chapter_records(params)[1]
 
-def headline(params, runs=None):
-    return report.headline_row(PAGE.slug, "a toy slip", "verdicts", {{}})
+        def training_plan(params):
+            return [("toy seeds", lambda: run(params))]
+    ''',
+    "claims.py": '''
+        from graphrepro import pages, report
+        from graphrepro.report import claim_row
+        from toy_chapter.configs import recorded_runs
+        from toy_chapter.paper import CHAPTER
 
-def bench(seeds):
-    return []
+        def claim_verdicts(profile, runs=None, params=None):
+            params = pages.resolve(CHAPTER, profile) if params is None else params
+            runs = recorded_runs(params) if runs is None else runs
+            mean = 100 * runs.test_acc.mean() if len(runs) else float("nan")
+            return [claim_row(CHAPTER, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
+                              f"toy {{mean:.1f}} over {{len(runs)}} seeds")]
 
-def training_plan(params):
-    return [("toy seeds", lambda: run(params))]
-'''
+        def paper_cells(params, runs=None):
+            return []
+
+        def headline(params, runs=None):
+            return report.headline_row(CHAPTER, "a toy slip", "verdicts", {{}})
+    ''',
+    "benchmarks.py": '''
+        def bench(seeds):
+            return []
+    ''',
+}
 
 NOTEBOOK = '''# %% [markdown]
 # # A throwaway chapter
@@ -79,18 +95,18 @@ seeds = None
 tolerance = None
 
 # %%
-import toy_chapter
-from graphrepro import chapters, report
+from graphrepro import pages, report
+from toy_chapter import claims, configs
 
-params = chapters.resolve("toy-chapter", profile, seeds=seeds, tolerance=tolerance)
-runs = toy_chapter.run(params)
+params = pages.resolve("toy-chapter", profile, seeds=seeds, tolerance=tolerance)
+runs = configs.run(params)
 
 # %% [markdown]
 # (toy-chapter-verdicts)=
 # ## Verdicts
 
 # %%
-report.verdict_table(toy_chapter.claim_verdicts(profile, runs, params))
+report.verdict_table(claims.claim_verdicts(profile, runs, params))
 '''
 
 MANIFEST = '''
@@ -105,7 +121,10 @@ def toy_book(tmp_path):
     code.mkdir()
     notebook = code / "toy.py"
     notebook.write_text(NOTEBOOK)
-    (code / "toy_chapter.py").write_text(textwrap.dedent(CHAPTER_MODULE.format(notebook=str(notebook))))
+    package = code / "toy_chapter"
+    package.mkdir()
+    for name, text in CHAPTER_FILES.items():
+        (package / name).write_text(textwrap.dedent(text.format(notebook=str(notebook))))
     (code / "toy_manifest.py").write_text(MANIFEST)
     root = tmp_path / "book_root"
     root.mkdir()
@@ -140,8 +159,8 @@ def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
     assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown
     _cli(env, "run", "reproducibility", "--profile", "smoke")
     _cli(env, "run", "synthesis", "--profile", "smoke")
-    (root / "_vendor").symlink_to(__import__("graphrepro.runner").runner.ensure_mathjax().parent)
-    build = "from pathlib import Path; from graphrepro import runner; runner.build_book(Path(%r))" % str(root)
+    (root / "_vendor").symlink_to(__import__("graphrepro.build").build.ensure_mathjax().parent)
+    build = "from pathlib import Path; from graphrepro import build; build.build_book(Path(%r))" % str(root)
     done = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "book/executed/toy-chapter" in (root / "_toc.yml").read_text()  # written from the manifest

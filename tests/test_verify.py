@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from graphrepro import chapters, environment, paths, store
+from graphrepro import pages, environment, paths, store
 from graphrepro.__main__ import main
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn
@@ -91,7 +91,7 @@ def test_sample_draws_committed_standard_records_only(monkeypatch):
     committed = store.committed_keys(CHAPTER)
     if not committed:
         pytest.skip("no committed records in this checkout")
-    standard = chapters.chapter_module(CHAPTER).chapter_keys(chapters.resolve(CHAPTER, "standard"))
+    standard = pages.chapter_module(CHAPTER, "configs").chapter_keys(pages.resolve(CHAPTER, "standard"))
     local = {"key": "0000local0000record0", "experiment": hgcn.EXPERIMENT.name, "version": hgcn.EXPERIMENT.version,
              "config": {"seed": 0}, "metrics": {}}
     path = store.write_record(CHAPTER, local)
@@ -138,7 +138,7 @@ def _drill_config(slug: str, monkeypatch) -> tuple[str, dict]:
     }[slug]()
 
 
-@pytest.mark.parametrize("slug", [p.slug for p in chapters.chapter_pages()])
+@pytest.mark.parametrize("slug", [p.slug for p in pages.chapter_pages()])
 def test_a_hand_edited_record_of_each_chapter_is_flagged(slug, isolated_store, monkeypatch, capsys):
     """Each chapter's experiment: its record re-runs exactly; edited by hand, ``verify --digests`` flags it
     without re-training and ``verify`` flags it with the re-run's difference; an intact store passes."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from graphrepro import chapters
+from graphrepro import pages
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_colwidth", 90)
@@ -23,14 +23,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="every chapter and its parameters")
     run = sub.add_parser("run", help="execute one chapter (or page) into the book")
     run.add_argument("chapter")
-    run.add_argument("--profile", default="standard", help=f"one of {', '.join(chapters.PROFILES)}")
+    run.add_argument("--profile", default="standard", help=f"one of {', '.join(pages.PROFILES)}")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter (lists comma-separated); repeatable")
     run.add_argument("--log-output", action="store_true", help="stream the notebook's output")
     _training_options(run)
     train = sub.add_parser("train", help="train a chapter's runs without executing its page (background grids)")
     train.add_argument("chapter")
-    train.add_argument("--profile", default="standard", help=f"one of {', '.join(chapters.PROFILES)}")
+    train.add_argument("--profile", default="standard", help=f"one of {', '.join(pages.PROFILES)}")
     train.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                        help="override a parameter (lists comma-separated); repeatable")
     _training_options(train)
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
     bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
-    bench.add_argument("--estimate", default=None, choices=chapters.PROFILES,
+    bench.add_argument("--estimate", default=None, choices=pages.PROFILES,
                        help="instead: hours the profile's runs would take here, from a few probe epochs of each kind of run")
     bench.add_argument("--device", default="auto", help="with --estimate: where the probes train (auto, cpu, cuda)")
     bench.add_argument("--from-records", action="store_true",
@@ -83,17 +83,17 @@ def _show(value: object) -> str:
 
 def _list() -> int:
     rows = []
-    for page in chapters.pages():
+    for page in pages.pages():
         rows.append({"chapter": page.slug, "parameter": "profile", "type": "str", "default": "standard",
-                     "allowed": ", ".join(chapters.PROFILES), "smoke": "", "standard": "", "paper": ""})
+                     "allowed": ", ".join(pages.PROFILES), "smoke": "", "standard": "", "paper": ""})
         for p in page.params:
             allowed = p.range_text()
             rows.append({
                 "chapter": page.slug, "parameter": p.name, "type": p.type_name(), "default": _show(p.default),
-                "allowed": allowed, **{k: _show(p.profiles[k]) for k in chapters.PROFILES},
+                "allowed": allowed, **{k: _show(p.profiles[k]) for k in pages.PROFILES},
             })
     print("Chapters and pages:")
-    for page in chapters.pages():
+    for page in pages.pages():
         print(f"  {page.slug:18s} {page.notebook:32s} {page.title}")
     print()
     print(pd.DataFrame(rows).to_string(index=False))
@@ -103,29 +103,29 @@ def _list() -> int:
 def _workers(args: argparse.Namespace) -> int | None:
     """The worker count from the command line (at least one); ``--scheduler`` points the grids at a cluster."""
     if args.workers is not None and args.workers < 1:
-        raise chapters.ParameterError(f"--workers must be at least 1, got {args.workers}")
+        raise pages.ParameterError(f"--workers must be at least 1, got {args.workers}")
     if args.scheduler:
         from graphrepro import grid
 
         if not re.fullmatch(r"(tcp|tls|ucx)://[^\s/]+:\d+", args.scheduler):
-            raise chapters.ParameterError(f"--scheduler must be a Dask scheduler address such as tcp://host:8786, got {args.scheduler!r}")
+            raise pages.ParameterError(f"--scheduler must be a Dask scheduler address such as tcp://host:8786, got {args.scheduler!r}")
         if importlib.util.find_spec("distributed") is None:
-            raise chapters.ParameterError("--scheduler needs Dask: pip install -e '.[cluster]'")
+            raise pages.ParameterError("--scheduler needs Dask: pip install -e '.[cluster]'")
         from dask.distributed import Client
 
         try:  # reachable now, not an hour into the page
             Client(args.scheduler, timeout=10).close()
         except OSError as error:
-            raise chapters.ParameterError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}") from None
+            raise pages.ParameterError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}") from None
         os.environ[grid.SCHEDULER] = args.scheduler
     return args.workers
 
 
 def _say_what_trains(slug: str, params: dict) -> None:
     """One line before a chapter executes: how many of its runs are not recorded and will train first."""
-    if not chapters.page(slug).chapter:
+    if not pages.page(slug).chapter:
         return
-    configs, runs = chapters.chapter_module(slug).chapter_records(params)
+    configs, runs = pages.chapter_module(slug, "configs").chapter_records(params)
     missing = len(configs) - len(runs)
     if missing:
         print(f"{slug}: {missing} of {len(configs)} runs are not recorded yet and train first (Ctrl-C stops; "
@@ -135,8 +135,8 @@ def _say_what_trains(slug: str, params: dict) -> None:
 def _run(args: argparse.Namespace) -> int:
     from graphrepro import runner
 
-    overrides = chapters.parse_overrides(args.chapter, args.parameter)
-    params = chapters.resolve(args.chapter, args.profile, **overrides)
+    overrides = pages.parse_overrides(args.chapter, args.parameter)
+    params = pages.resolve(args.chapter, args.profile, **overrides)
     workers = _workers(args)
     _say_what_trains(args.chapter, params)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
@@ -148,12 +148,12 @@ def _run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from graphrepro import grid
 
-    module = chapters.chapter_module(args.chapter)
-    params = chapters.resolve(args.chapter, args.profile, **chapters.parse_overrides(args.chapter, args.parameter))
+    plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
+    params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
     workers = _workers(args)
     if workers:
         os.environ[grid.WORKERS] = str(workers)
-    for desc, step in module.training_plan(params):
+    for desc, step in plan(params):
         print(f"{args.chapter}: {desc} ...", flush=True)
         step()
     print(f"{args.chapter} ({args.profile}): every run is recorded; `python -m graphrepro run {args.chapter}` renders it")
@@ -161,22 +161,22 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _book(args: argparse.Namespace) -> int:
-    from graphrepro import runner
+    from graphrepro import build, runner
 
-    chapters.resolve(chapters.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
+    pages.resolve(pages.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
     workers = _workers(args)
-    for page in chapters.pages():
+    for page in pages.pages():
         if not args.no_execute:
-            _say_what_trains(page.slug, chapters.resolve(page.slug, args.profile))
+            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile))
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
         elif runner.executed_parameters(page.slug) is None:
-            _say_what_trains(page.slug, chapters.resolve(page.slug, args.profile))
+            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile))
             print(f"{page.slug} has not been executed yet: executing it ({args.profile}) ...", flush=True)
         else:
             continue
         runner.execute(page.slug, args.profile, workers=workers)
-    index = runner.build_book()
-    for page in chapters.pages():
+    index = build.build_book()
+    for page in pages.pages():
         profile = (runner.executed_parameters(page.slug) or {}).get("profile")
         if profile != "standard":
             print(f"note: {page.slug} shows the {profile} profile, not the published one; `make book` executes it under standard")
@@ -229,7 +229,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     from graphrepro import bench
 
-    slugs = [chapters.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in chapters.chapter_pages()]
+    slugs = [pages.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in pages.chapter_pages()]
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
     if args.whole_book:
         print("a fresh clone of the committed tree, an empty data cache, the data from the mirror:")
@@ -265,7 +265,7 @@ def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
     from graphrepro import store
 
-    return {p.slug: len(store.record_files(p.slug)) for p in chapters.chapter_pages()}
+    return {p.slug: len(store.record_files(p.slug)) for p in pages.chapter_pages()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = _store_sizes()
     try:
         return commands[args.command]()
-    except (chapters.ParameterError, NotWritable) as err:
+    except (pages.ParameterError, NotWritable) as err:
         print(f"graphrepro: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import chapters, experiments, paths, store
+from graphrepro import pages, experiments, paths, store
 from graphrepro.grid import batches, run_batch
 from graphrepro.train import release_freed_memory
 
@@ -89,7 +89,7 @@ def batched_speedup(model: str, graph: Any, y: Any, split: dict[str, Any], sizes
                     epochs: int = 50, hidden: int = 64) -> list[dict[str, Any]]:
     """Seconds per member-epoch of ``graphrepro.batched`` training ``size`` members one at a time and as one
     batch (lr, weight decay and dropout rates differing between members), timed in one process."""
-    from graphrepro import batched
+    from graphrepro.models import batched
 
     rows = []
     for size in sizes:
@@ -112,8 +112,8 @@ def batched_speedup(model: str, graph: Any, y: Any, split: dict[str, Any], sizes
 def chapter_wall_time(slug: str, profile: str = "standard") -> dict[str, float | str]:
     """Recorded training time of the profile's runs, and the time to execute the page from those records
     (only when every run is recorded: otherwise executing the page would train the rest)."""
-    params = chapters.resolve(slug, profile)
-    configs, runs = chapters.chapter_module(slug).chapter_records(params)
+    params = pages.resolve(slug, profile)
+    configs, runs = pages.chapter_module(slug, "configs").chapter_records(params)
     wanted = len(configs)
     result: dict[str, float | str] = {
         "runs in the profile": wanted,
@@ -135,8 +135,8 @@ def chapter_wall_time(slug: str, profile: str = "standard") -> dict[str, float |
 def unrecorded_standard_runs() -> dict[str, int]:
     """Per chapter, how many runs of its ``standard`` profile have no committed record."""
     missing = {}
-    for page in chapters.chapter_pages():
-        keys = chapters.chapter_module(page.slug).chapter_keys(chapters.resolve(page.slug, "standard"))
+    for page in pages.chapter_pages():
+        keys = pages.chapter_module(page.slug, "configs").chapter_keys(pages.resolve(page.slug, "standard"))
         missing[page.slug] = len(keys - (store.committed_keys(page.slug) or set()))
     return missing
 
@@ -166,7 +166,7 @@ def whole_book(targets: tuple[str, ...] = ("install", "book")) -> dict[str, floa
 
 def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
     """The chapter's own timing runs (its ``bench``)."""
-    return pd.DataFrame(chapters.chapter_module(slug).bench(seeds))
+    return pd.DataFrame(pages.chapter_module(slug, "benchmarks").bench(seeds))
 
 
 def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experiment, ...]) -> experiments.Experiment:
@@ -190,9 +190,9 @@ def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[
 
 def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
     """The chapter's runs under ``params`` grouped by (experiment, dataset, model), each with its experiment."""
-    module = chapters.chapter_module(slug)
+    module = pages.chapter_module(slug)
     groups: Groups = {}
-    for config in module.chapter_records(params)[0]:
+    for config in pages.chapter_module(slug, "configs").chapter_records(params)[0]:
         experiment = experiment_of(config, module.EXPERIMENTS)
         groups.setdefault(_label(experiment, config), (experiment, []))[1].append(config)
     return groups
@@ -233,15 +233,15 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     profile's runs with no record yet, less what this machine's checkpoints hold. A kind with no record says
     so; one whose records all differ from the profile's runs in a setting (fewer negatives) names it: its
     epochs may cost otherwise."""
-    module = chapters.chapter_module(slug)
-    keys = module.chapter_keys(chapters.resolve(slug, "standard"))
+    module = pages.chapter_module(slug)
+    keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     done = {r["key"] for r in store.records(slug)}
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for record in store.records(slug):
         if record["key"] in keys:
             recorded.setdefault(_label(experiment_of(record["config"], module.EXPERIMENTS), record["config"]), []).append(record)
     rows = []
-    for label, (experiment, members) in probe_groups(slug, chapters.resolve(slug, profile)).items():
+    for label, (experiment, members) in probe_groups(slug, pages.resolve(slug, profile)).items():
         field = experiment.planned_epochs(members[0])[0]
         optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
 
@@ -294,7 +294,7 @@ def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", pr
     """Hours a profile's runs would take on ``device``: one batch (as a grid would stack it) per (experiment,
     dataset, model) probed for its costs (``probe_costs``), times every run's planned epochs (early stopping
     makes it an upper bound). Groups left when ``budget_s`` is spent, or whose probe fails, say so."""
-    params = chapters.resolve(slug, profile, device=device)
+    params = pages.resolve(slug, profile, device=device)
     rows, prepared, start = [], {}, time.perf_counter()
     for (name, data_label, model), (experiment, members) in probe_groups(slug, params).items():
         epochs = experiment.planned_epochs(members[0])[1]
@@ -333,7 +333,7 @@ def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], membe
                     hidden: int = 64, top: int = 8) -> list[dict[str, Any]]:
     """Where a batched member-epoch goes: the ``top`` operators (``top_operators``) over ``members`` trained
     together, each as a share of the whole and in ms per member-epoch."""
-    from graphrepro import batched
+    from graphrepro.models import batched
 
     ops = top_operators(lambda: batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(member_settings(members)),
                                               list(range(members)), hidden, epochs, patience=epochs + 1), top)

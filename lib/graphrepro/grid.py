@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import torch
 
-from graphrepro import experiments, paths, progress, store
+from graphrepro import catalog, experiments, paths, progress, store
 from graphrepro.environment import run_environment
 from graphrepro.train import resolve_device
 
@@ -98,7 +98,7 @@ def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, 
                       prepared: dict[Any, Any]) -> int:
     """Train one batch and write its records (artefacts first, so a record never points to nothing); members
     recorded since the grid began (by another process sharing the store) are not trained again."""
-    experiment = experiments.get(experiment_name)
+    experiment = catalog.experiment(experiment_name)
     done = len(batch)
     batch = [c for c in batch if not store.record_path(chapter, experiment.key(c)).exists()]
     if not batch:
@@ -145,7 +145,7 @@ def _backend(scheduler: str | None) -> Iterator[None]:
         raise RuntimeError(f"{SCHEDULER} is set but Dask is not installed: pip install -e '.[cluster]'") from error
     from joblib import parallel_config
 
-    with Client(scheduler) as client, parallel_config(backend="dask", wait_for_workers_timeout=60):
+    with Client(scheduler), parallel_config(backend="dask", wait_for_workers_timeout=60):
         yield
 
 
@@ -178,7 +178,7 @@ def run_grid(
     grid has a single batch, trains on a GPU, or the experiment wants several threads; fewer when the
     experiment's expected peak memory says more would not fit). ``show`` draws the grid's
     progress bar (a caller with its own bar turns it off)."""
-    experiment = experiments.get(experiment_name)
+    experiment = catalog.experiment(experiment_name)
     keys = [experiment.key(c) for c in configs]
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
     todo = [c for k, c in zip(keys, configs) if k in missing]

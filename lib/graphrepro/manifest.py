@@ -4,14 +4,14 @@ its files and one line here."""
 
 from __future__ import annotations
 
-from graphrepro.chapters import Page
+from graphrepro.pages import Page
 
 CHAPTERS: tuple[str, ...] = (
-    "graphrepro.claims.hgcn_mlp_bug",
-    "graphrepro.claims.han_vs_gat",
-    "graphrepro.claims.gmnn_fair_eval",
-    "graphrepro.claims.lrgb_head",
-    "graphrepro.claims.mrr_variants",
+    "graphrepro.chapters.hgcn_mlp_bug",
+    "graphrepro.chapters.han_vs_gat",
+    "graphrepro.chapters.gmnn_fair_eval",
+    "graphrepro.chapters.lrgb_head",
+    "graphrepro.chapters.mrr_variants",
 )
 
 BOOK_PAGES: tuple[Page, ...] = (

@@ -7,7 +7,7 @@ import platform
 import pandas as pd
 import torch
 
-from graphrepro import chapters, paths, store
+from graphrepro import catalog, pages, paths, store
 from graphrepro.data.registry import DATASETS, ChecksumMismatch, DataUnavailable, resolve
 from graphrepro.environment import git_commit, package_versions
 
@@ -27,10 +27,10 @@ def build_environment() -> pd.DataFrame:
 def record_counts() -> pd.DataFrame:
     """Per chapter: records committed to git, records made here and not committed, and stale records."""
     rows = []
-    for page in chapters.chapter_pages():
+    for page in pages.chapter_pages():
         recs = store.records(page.slug)
         committed = store.committed_keys(page.slug) or set()
-        current = [r for r in recs if store.is_current(r)]
+        current = [r for r in recs if catalog.is_current(r)]
         rows.append({
             "chapter": page.slug,
             "committed": sum(r["key"] in committed for r in current),
@@ -44,9 +44,9 @@ def run_environments() -> pd.DataFrame:
     """Distinct (chapter, device, hardware, CPU, packages, commit) among the current records, with counts:
     one block of rows per environment (a column each would not fit a phone once every chapter has records)."""
     rows = []
-    for page in chapters.chapter_pages():
+    for page in pages.chapter_pages():
         for r in store.records(page.slug):
-            if store.is_current(r):
+            if catalog.is_current(r):
                 packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
                 rows.append({
                     "chapter": page.slug, "device": r.get("device"), "hardware": r.get("hardware"),

@@ -12,6 +12,8 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import HTML
 
+from graphrepro import pages
+
 REPRODUCED = "reproduced"
 
 
@@ -25,17 +27,13 @@ def set_style() -> None:
 
 def is_published(slug: str, params: dict[str, Any]) -> bool:
     """True when ``params`` are exactly the standard profile's: the numbers the book publishes."""
-    from graphrepro import chapters
-
-    return params == chapters.resolve(slug, "standard")
+    return params == pages.resolve(slug, "standard")
 
 
 def profile_banner(slug: str, params: dict[str, Any], what: str = "This page was executed") -> HTML:
     """A line stating the profile a page ran with; a warning box when it is not the published one
     (another profile, or parameters that differ from the standard profile's)."""
-    from graphrepro import chapters
-
-    standard = chapters.resolve(slug, "standard")
+    standard = pages.resolve(slug, "standard")
     changed = {k: v for k, v in params.items() if k != "profile" and v != standard.get(k)}
     profile = escape(str(params["profile"]))
     if params["profile"] == "standard" and not changed:
@@ -53,8 +51,6 @@ def profile_banner(slug: str, params: dict[str, Any], what: str = "This page was
 def run_this_chapter(slug: str, params: dict[str, Any], configs: list[dict[str, Any]], runs: pd.DataFrame) -> HTML:
     """'Run this chapter': the command that executes the page with these parameters, and what it will cost,
     from the records: how many of its runs are recorded and their training time."""
-    from graphrepro import chapters
-
     total, recorded = len(configs), len(runs)
     hours = float(runs.wall_s.sum()) / 3600 if recorded else 0.0
     if recorded == total:
@@ -68,7 +64,7 @@ def run_this_chapter(slug: str, params: dict[str, Any], configs: list[dict[str, 
     else:
         cost = f"None of its {total} runs is recorded yet: it trains them all first (the README gives their cost)."
     return HTML('<div class="admonition tip graphrepro-run"><p class="admonition-title">Run this chapter</p>'
-                f"<pre><code>{escape(chapters.run_command(slug, params))}</code></pre><p>{escape(cost)}</p></div>")
+                f"<pre><code>{escape(pages.run_command(slug, params))}</code></pre><p>{escape(cost)}</p></div>")
 
 
 def _hours(hours: float) -> str:

@@ -1,4 +1,4 @@
-"""Execute a page's jupytext notebook with papermill into the folder the book is built from."""
+"""Execute a page's jupytext notebook with papermill into the folder the book is built from (``build`` makes the HTML)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import fcntl
 import os
 import shutil
 import signal
-import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -21,11 +19,10 @@ import nbformat
 import papermill
 from jupyter_client.manager import AsyncKernelManager
 
-from graphrepro import chapters, paths, progress
+from graphrepro import pages, paths, progress
 from graphrepro.grid import WORKERS
 
 HIDDEN_CELL_TAGS = ("parameters", "injected-parameters")
-MATHJAX_VERSION = "3.2.2"
 
 
 class LocalSocketKernelManager(AsyncKernelManager):
@@ -146,8 +143,8 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
     Each execution writes its own temporary notebook and holds the page's lock, so two executions of
     one page never mix; the folders it writes are checked before the kernel starts. ``workers`` sets
     how many processes the page's grids train on (``GRAPHREPRO_WORKERS``; default one per core)."""
-    params = chapters.resolve(slug, profile, **(overrides or {}))  # raises before anything runs
-    page = chapters.page(slug)
+    params = pages.resolve(slug, profile, **(overrides or {}))  # raises before anything runs
+    page = pages.page(slug)
     source = page.source
     output_dir = paths.require_writable(paths.executed_dir() if output_dir is None else output_dir)
     if page.chapter:
@@ -187,57 +184,3 @@ def executed_parameters(slug: str, output_dir: Path | None = None) -> dict[str, 
     if not path.exists():
         return None
     return dict(nbformat.read(path, as_version=4).metadata.get("papermill", {}).get("parameters", {})) or None
-
-
-def ensure_mathjax(root: Path | None = None) -> Path:
-    """MathJax 3 from the npm registry into ``_vendor/mathjax``, once, so the book renders offline."""
-    root = paths.REPO_ROOT if root is None else root
-    target = root / "_vendor" / "mathjax"
-    if (target / "tex-chtml.js").exists():
-        return target
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("the book needs MathJax, fetched from the npm registry, and npm is not installed "
-                           "(Debian: apt-get install npm)")
-    print(f"fetching mathjax@{MATHJAX_VERSION} from the npm registry (once) ...", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([npm, "pack", "--silent", f"mathjax@{MATHJAX_VERSION}"], cwd=tmp, check=True, capture_output=True)
-        with tarfile.open(Path(tmp) / f"mathjax-{MATHJAX_VERSION}.tgz") as archive:
-            archive.extractall(tmp, members=[m for m in archive.getmembers() if m.name.startswith("package/es5/")],
-                               filter="data")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.move(Path(tmp) / "package" / "es5", target)
-    return target
-
-
-BIBLIOGRAPHY = "book/bibliography"  # a written page (book/references.bib, all entries), last in the book
-
-
-def toc_text() -> str:
-    """``_toc.yml`` for the manifest's pages: the chapters, then the book's computed pages and the bibliography."""
-    def entries(pages: tuple[chapters.Page, ...]) -> str:
-        return "".join(f"      - file: book/executed/{p.slug}\n" for p in pages)
-
-    book_pages = tuple(p for p in chapters.pages() if not p.chapter)
-    return (
-        "# The book's pages, written from graphrepro.manifest by the book build (edit the manifest, not this file).\n"
-        "format: jb-book\nroot: book/intro\nparts:\n"
-        f"  - caption: Chapters\n    chapters:\n{entries(chapters.chapter_pages())}"
-        f"  - caption: Across the book\n    chapters:\n{entries(book_pages)}"
-        f"      - file: {BIBLIOGRAPHY}\n"
-    )
-
-
-def build_book(root: Path | None = None) -> Path:
-    """Build the HTML book from the executed notebooks, failing on any warning; return its index page.
-    ``_toc.yml`` is written from the manifest first, so a new chapter needs no other edit."""
-    root = paths.REPO_ROOT if root is None else root
-    toc = root / "_toc.yml"
-    if not toc.exists() or toc.read_text() != toc_text():
-        toc.write_text(toc_text())
-    ensure_mathjax(root)
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [str(jupyter_book), "build", str(root), "--all", "-W", "-n", "--keep-going"]
-    subprocess.run(command, check=True, cwd=root)
-    return root / "_build" / "html" / "index.html"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import experiments, progress, store
+from graphrepro import catalog, experiments, progress, store
 from graphrepro.metrics import MetricSpec
 
 
@@ -117,7 +117,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
 
     from graphrepro.grid import run_grid
 
-    experiment = experiments.get(experiment_name)
+    experiment = catalog.experiment(experiment_name)
     spec = experiment.selection_spec(base)
     direction = "maximize" if spec.higher_is_better else "minimize"
     frames = []

@@ -89,19 +89,6 @@ def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:
     return {Path(p).stem for p in listed if p.endswith(".json")} if inside else None
 
 
-def is_current(record: dict[str, Any]) -> bool:
-    """True when the record's experiment still exists at the record's version."""
-    from graphrepro.experiments import registry
-
-    experiment = registry().get(record["experiment"])
-    return experiment is not None and experiment.version == record["version"]
-
-
-def stale(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
-    """Records made by an older version of their experiment (ignored by ``load``)."""
-    return [r for r in records(chapter, root) if not is_current(r)]
-
-
 def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: config fields as columns, then ``val_*``/``test_*`` metrics and run facts."""
     rows = [
@@ -122,11 +109,6 @@ def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
 def runs_with_keys(runs: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
     """The rows of ``runs`` whose key is one of ``keys`` (an empty frame, which has no key column, stays empty)."""
     return runs[runs.key.isin(set(keys))] if len(runs) else runs
-
-
-def load(chapter: str, root: Path | None = None) -> pd.DataFrame:
-    """The chapter's current records as one DataFrame (stale records left out)."""
-    return to_frame([r for r in records(chapter, root) if is_current(r)])
 
 
 ARTEFACTS = "artefacts"  # subfolder of a chapter's records: results/<chapter>/artefacts/<key>/<name>.json

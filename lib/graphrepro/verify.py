@@ -6,7 +6,7 @@ import math
 import random
 from typing import Any
 
-from graphrepro import chapters, experiments, store
+from graphrepro import catalog, pages, store
 from graphrepro.environment import cpu, package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
@@ -78,7 +78,7 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
     """Re-train one record's batch of seeds on the CPU, with the record's thread count, and compare:
     identical values expected in the record's environment; otherwise each score within its metric's
     ``verify`` tolerance (or ``tolerance``, when given) and other fields (epochs) are not compared."""
-    experiment = experiments.get(record["experiment"])
+    experiment = catalog.experiment(record["experiment"])
     config = record["config"]
     batch, unknown = recorded_batch(record)
     threads = int(record.get("threads") or 1)
@@ -154,8 +154,8 @@ def run_label(config: dict[str, Any]) -> str:
 def chapter_slugs(chapter: str | None = None) -> list[str]:
     """The chapter named (refusing unknown names) or every chapter."""
     if chapter is None:
-        return [p.slug for p in chapters.chapter_pages()]
-    chapters.chapter_module(chapter)  # refuses unknown names and the book's computed pages
+        return [p.slug for p in pages.chapter_pages()]
+    pages.chapter_module(chapter)  # refuses unknown names and the book's computed pages
     return [chapter]
 
 
@@ -164,10 +164,10 @@ def candidate_records(chapter: str | None = None, local: bool = False) -> list[d
     runs; with ``local``, every current record in the store."""
     picked = []
     for slug in chapter_slugs(chapter):
-        recs = [r for r in store.records(slug) if store.is_current(r)]
+        recs = [r for r in store.records(slug) if catalog.is_current(r)]
         if not local:
             committed = store.committed_keys(slug) or set()
-            standard = chapters.chapter_module(slug).chapter_keys(chapters.resolve(slug, "standard"))
+            standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
             recs = [r for r in recs if r["key"] in committed and r["key"] in standard]
         picked += recs
     return picked
@@ -178,9 +178,9 @@ def sample_records(n: int, chapter: str | None = None, seed: int | None = None, 
     """``n`` records drawn at random (reproducibly when ``seed`` is given) from ``candidate_records``; with
     ``max_minutes``, only those whose recorded training (their batch's wall time) took no longer."""
     if n < 1:
-        raise chapters.ParameterError(f"--sample must be at least 1, got {n}")
+        raise pages.ParameterError(f"--sample must be at least 1, got {n}")
     if max_minutes is not None and max_minutes <= 0:
-        raise chapters.ParameterError(f"--max-minutes must be positive, got {max_minutes:g}")
+        raise pages.ParameterError(f"--max-minutes must be positive, got {max_minutes:g}")
     recs = candidate_records(chapter, local)
     if max_minutes is not None:
         recs = [r for r in recs if r.get("batch_wall_s", math.inf) <= 60 * max_minutes]
@@ -192,5 +192,5 @@ def named_records(keys: list[str], chapter: str | None = None) -> list[dict[str,
     found = {key: stored_record(key, chapter) for key in keys}
     missing = [k for k, record in found.items() if record is None]
     if missing:
-        raise chapters.ParameterError(f"no record with key {', '.join(missing)} under {store.record_path('<chapter>', '<key>').parent.parent}")
+        raise pages.ParameterError(f"no record with key {', '.join(missing)} under {store.record_path('<chapter>', '<key>').parent.parent}")
     return [found[k] for k in keys]

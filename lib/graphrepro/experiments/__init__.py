@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from graphrepro.metrics import METRICS, MetricSpec
+from graphrepro.store import config_key
 
 
 EPOCH_FIELDS = ("max_epochs", "epochs")  # a config's epoch cap, under one of these names
@@ -43,8 +44,6 @@ class Experiment:
 
     def key(self, config: dict[str, Any]) -> str:
         """The store key of this experiment's run of ``config`` (its name, version and config, hashed)."""
-        from graphrepro.store import config_key
-
         return config_key(self.name, self.version, config)
 
     def batch_of(self, config: dict[str, Any]) -> str:
@@ -66,18 +65,3 @@ class Experiment:
 def batch_key(config: dict[str, Any]) -> str:
     """Configs with the same batch key differ only in their seed and can train as one batch."""
     return json.dumps({k: v for k, v in config.items() if k != "seed"}, sort_keys=True)
-
-
-def registry() -> dict[str, Experiment]:
-    """Every experiment of the manifest's chapters, by name."""
-    from graphrepro import chapters
-
-    return {e.name: e for page in chapters.chapter_pages() for e in chapters.chapter_module(page.slug).EXPERIMENTS}
-
-
-def get(name: str) -> Experiment:
-    """The experiment called ``name``."""
-    experiments = registry()
-    if name not in experiments:
-        raise KeyError(f"unknown experiment {name!r}; known: {', '.join(sorted(experiments))}")
-    return experiments[name]

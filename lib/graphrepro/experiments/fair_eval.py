@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from graphrepro import batched, precision
+from graphrepro import precision
+from graphrepro.models import batched, gmnn
 from graphrepro.data import splits
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
@@ -35,8 +36,8 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
     config = {**DEFAULTS, **overrides}
     if ("eps" in config) != (model == "FAGCN"):
         raise ValueError("eps is given for (and only for) FAGCN")
-    gmnn = [k for k in OPTIONAL[1:] if k in config]
-    if gmnn and (len(gmnn) != 3 or model == "MLP"):
+    gmnn_fields = [k for k in OPTIONAL[1:] if k in config]
+    if gmnn_fields and (len(gmnn_fields) != 3 or model == "MLP"):
         raise ValueError("GMNN needs gmnn_loops, gmnn_epochs and gmnn_tau, on GCN or FAGCN")
     if not 0 <= fold < config["folds"] or (kind == "public" and fold != 0):
         raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1} (the public split is fold 0)")
@@ -97,7 +98,7 @@ def _train(data: dict[str, Any], configs: list[dict[str, Any]]) -> list[dict[str
     graph, y, split = data["graph"], data["y"], data["split"]
     stop_on = "loss_acc" if first["model"] == "FAGCN" else "loss"
     if "gmnn_loops" in first:
-        result = batched.gmnn(model, graph, y, split, hyper, seeds, first["hidden"], first["max_epochs"], first["patience"],
+        result = gmnn.gmnn(model, graph, y, split, hyper, seeds, first["hidden"], first["max_epochs"], first["patience"],
                               stop_on, first["gmnn_loops"], first["gmnn_epochs"], first["gmnn_tau"])
         return [{"val_acc": best["val_acc"], "test_acc": best["test_acc"], "test_p_acc": p["test_acc"], "val_p_acc": p["val_acc"],
                  "test_q_acc": q["test_acc"], "val_q_acc": q["val_acc"], "test_base_acc": base["test_acc"],

@@ -187,13 +187,14 @@ def chapter_pages() -> tuple[Page, ...]:
     return tuple(p for p in pages() if p.chapter)
 
 
-def chapter_module(slug: str) -> ModuleType:
-    """A chapter's module: its ``PAGE``, ``EXPERIMENTS``, ``chapter_keys``, ``chapter_records``,
-    ``claim_verdicts`` and ``bench``."""
+def chapter_module(slug: str, part: str | None = None) -> ModuleType:
+    """A chapter's package (its ``PAGE`` and ``EXPERIMENTS``), or one of its modules that the book calls:
+    ``configs`` (``chapter_keys``, ``chapter_records``, ``recorded_runs``, ``training_plan``), ``claims``
+    (``claim_verdicts``, ``paper_cells``, ``headline``) or ``benchmarks`` (``bench``)."""
     target = page(slug)
     if target.module is None:
         raise ParameterError(f"{slug!r} is a page of computed tables, not a chapter with records")
-    return importlib.import_module(target.module)
+    return importlib.import_module(target.module if part is None else f"{target.module}.{part}")
 
 
 def page(slug: str) -> Page:

@@ -1,4 +1,4 @@
-"""Per-chapter analyses: the paper's numbers, the grids of runs, and the tables and verdicts built from records."""
+"""The chapters, one package each (``graphrepro.chapters.<slug>``), and what the book's computed pages read across them."""
 
 from __future__ import annotations
 
@@ -6,17 +6,21 @@ from typing import Any
 
 import pandas as pd
 
+from graphrepro import pages, report
+from graphrepro.pages import chapter_module
+from graphrepro.report import CELL_COLUMNS
+
 
 def executed_with(profile: str) -> dict[str, dict[str, Any]]:
     """For every chapter, the parameters its executed page ran with; ``profile``'s for a chapter whose
     page has not been executed."""
-    from graphrepro import chapters, runner
+    from graphrepro import runner  # executing pages needs Jupyter; reading records does not
 
     chosen = {}
-    for page in chapters.chapter_pages():
+    for page in pages.chapter_pages():
         ran = runner.executed_parameters(page.slug)
         given = ran if ran is not None else {"profile": profile}
-        chosen[page.slug] = chapters.resolve(page.slug, given.pop("profile"), **given)
+        chosen[page.slug] = pages.resolve(page.slug, given.pop("profile"), **given)
     return chosen
 
 
@@ -25,9 +29,7 @@ def chapters_as_executed(page: str, profile: str, rows: str = "rows come") -> di
     every chapter whose ``rows`` are not the published numbers."""
     from IPython.display import display
 
-    from graphrepro import chapters, report
-
-    chapters.resolve(page, profile)
+    pages.resolve(page, profile)
     used = executed_with(profile)
     for slug, params in used.items():
         if not report.is_published(slug, params):
@@ -37,11 +39,9 @@ def chapters_as_executed(page: str, profile: str, rows: str = "rows come") -> di
 
 def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Per chapter: the profile its verdicts were computed under and the parameters that differ from it."""
-    from graphrepro import chapters
-
     rows = []
     for slug, params in params_by_chapter.items():
-        profile = chapters.resolve(slug, params["profile"])
+        profile = pages.resolve(slug, params["profile"])
         changed = [f"{k} = {v}" for k, v in params.items() if v != profile[k]]
         rows.append({"chapter": slug, "profile": params["profile"], "other parameters": "; ".join(changed) or "none"})
     return pd.DataFrame(rows).set_index("chapter")
@@ -50,22 +50,16 @@ def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFram
 def all_findings(params_by_chapter: dict[str, dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every chapter's paper numbers beside ours and its claim verdicts, each under the parameters given for it,
     from one read of its records (nothing is trained)."""
-    from graphrepro.chapters import chapter_module
-    from graphrepro.report import CELL_COLUMNS
-
     cells, claims = [], []
     for slug, params in params_by_chapter.items():
-        module = chapter_module(slug)
-        runs = module.recorded_runs(params)
-        cells += module.paper_cells(params, runs)
-        claims += module.claim_verdicts(params["profile"], runs, params)
+        runs = chapter_module(slug, "configs").recorded_runs(params)
+        cells += chapter_module(slug, "claims").paper_cells(params, runs)
+        claims += chapter_module(slug, "claims").claim_verdicts(params["profile"], runs, params)
     return (pd.DataFrame(cells, columns=list(CELL_COLUMNS)),
             pd.DataFrame(claims, columns=["chapter", "claim", "verdict", "evidence", "where"]))
 
 
 def all_headlines(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Every chapter's strongest number for the synthesis, under the parameters given for it (nothing is trained)."""
-    from graphrepro.chapters import chapter_module
-
-    return pd.DataFrame([chapter_module(slug).headline(params) for slug, params in params_by_chapter.items()],
+    return pd.DataFrame([chapter_module(slug, "claims").headline(params) for slug, params in params_by_chapter.items()],
                         columns=["chapter", "failure", "measured", "points", "where"])

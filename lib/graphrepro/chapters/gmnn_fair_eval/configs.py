@@ -1,0 +1,176 @@
+"""gmnn-fair-eval: the runs: their configs, keys, training plan and records."""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from graphrepro import catalog, progress, search, store
+from graphrepro.chapters.gmnn_fair_eval.paper import (CHAPTER, EPS, GMNN_TAU, PUBLIC_PRETRAIN, PUBLIC_SETTING, ROWS,
+    SEARCH_SEED, SPACE)
+from graphrepro.data.registry import dataset_status
+from graphrepro.experiments import fair_eval
+from graphrepro.grid import default_workers, fan_out, run_grid
+from graphrepro.train import resolve_device
+
+
+def available(params: dict[str, Any]) -> list[str]:
+    """The chosen datasets whose files can be had."""
+    return [d for d in params["datasets"] if dataset_status(d)["status"] == "available"]
+
+
+def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fold: int) -> dict[str, Any]:
+    """The fixed part of a cell's runs (the searched settings come on top)."""
+    return fair_eval.make_config(dataset, fold, kind, model, SEARCH_SEED, max_epochs=params["max_epochs"],
+                                 patience=params["patience"], precision=params["precision"],
+                                 **({"eps": 0.3} if model == "FAGCN" else {}))
+
+
+def distributions(model: str) -> dict[str, Any]:
+    """The search space as Optuna distributions (categorical: the paper's grid values)."""
+    import optuna
+
+    space = {**SPACE, **({"eps": EPS} if model == "FAGCN" else {})}
+    return {name: optuna.distributions.CategoricalDistribution(values) for name, values in space.items()}
+
+
+def cells(params: dict[str, Any]) -> list[tuple[str, str, str, int]]:
+    """Every (dataset, kind, base model, fold) searched."""
+    return [(d, k, m, f) for d in available(params) for k in params["kinds"] for m in sorted({m for m, _ in ROWS[_table(k)]})
+            for f in range(params["folds"])]
+
+
+def _table(kind: str) -> str:
+    return "dense" if kind == "dense" else "sparse"
+
+
+def _sampler_seed(dataset: str, kind: str, model: str, fold: int) -> int:
+    return zlib.crc32(f"{dataset}/{kind}/{model}/{fold}".encode())
+
+
+def key(config: dict[str, Any]) -> str:
+    """The store key of a chapter 3 run."""
+    return fair_eval.EXPERIMENT.key(config)
+
+
+def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
+                show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
+    """The cell's genetic search, guided by validation accuracy as the paper's evolution is, replayed from the
+    store (``train`` fills the gaps): its choice (recorded once complete) and the configs of the trials asked so far."""
+    dataset, kind, model, fold = cell
+    base = base_config(params, dataset, kind, model, fold)
+    study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
+                                  _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
+                                  params["generation"], train=train, show=show)
+    asked = [{**base, **t.params} for t in study.trials]
+    settings = [t.params for t in study.trials if t.state.is_finished()]
+    keys = [key({**base, **s}) for s in settings]
+    if len(keys) < params["trials"]:
+        return search.Choice(None, "search not complete", tuple(keys)), asked
+    recorded = search.recorded_choice(CHAPTER, fair_eval.EXPERIMENT, tuple(keys))
+    if recorded is not None:
+        return recorded, asked
+    choice = search.choose(settings, keys, records, fair_eval.EXPERIMENT.selection_spec(base), settings[0])
+    search.record_choice(CHAPTER, fair_eval.EXPERIMENT, choice)
+    return choice, asked
+
+
+def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], setting: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs of a chosen setting, plain and (where a table has a GMNN row for the model) with GMNN."""
+    dataset, kind, model, fold = cell
+    base = {**base_config(params, dataset, kind, model, fold), **setting}
+    gmnn = {"gmnn_loops": params["gmnn_loops"], "gmnn_epochs": params["gmnn_epochs"], "gmnn_tau": GMNN_TAU}
+    with_gmnn = (model, True) in ROWS[_table(kind)]
+    return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in ([{}, gmnn] if with_gmnn else [{}])]
+
+
+def search_all(params: dict[str, Any], train: bool = True) -> dict[tuple[str, str, str, int], search.Choice]:
+    """Every cell's choice, replayed from the store; with ``train`` the incomplete searches complete first,
+    the cells fanned out over the grid's workers (each search's generations stay in order, so a cell
+    asks the same settings however many workers there are)."""
+    choices = {cell: search_cell(params, cell, train=False)[0] for cell in cells(params)}
+    todo = [cell for cell, choice in choices.items() if choice.setting is None] if train else []
+    workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
+    bar = progress.grid_bar("searches", len(todo), len(choices) - len(todo), unit="cell") if train else contextlib.nullcontext(lambda n: None)
+    with bar as update:
+        for cell, choice in fan_out([partial(_searched, params, cell) for cell in todo], workers):
+            choices[cell] = choice
+            update(1)
+    return choices
+
+
+def _searched(params: dict[str, Any], cell: tuple[str, str, str, int]) -> tuple[tuple[str, str, str, int], search.Choice]:
+    return cell, search_cell(params, cell, train=True, show=False)[0]
+
+
+def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
+    """Search every cell, then run its chosen setting; the records of every assessment run (what is
+    recorded is reused; with ``train=False`` nothing trains and incomplete cells are skipped)."""
+    configs = [config for cell, choice in search_all(params, train).items() if choice.setting is not None
+               for config in assessment_configs(params, cell, choice.setting)]
+    if train:
+        return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="assessment") if configs else pd.DataFrame()
+    return _recorded(configs)
+
+
+def public_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """MLP, GCN and GCN+GMNN on the public split with GMNN's own settings, seeds 1 .. public_seeds."""
+    configs = []
+    for dataset in available(params):
+        epochs = min(params["max_epochs"], PUBLIC_PRETRAIN[dataset])
+        gmnn = {"gmnn_loops": 1, "gmnn_epochs": min(params["gmnn_epochs"], 100), "gmnn_tau": GMNN_TAU}
+        for model, extra in (("MLP", {}), ("GCN", {}), ("GCN", gmnn)):
+            configs += [fair_eval.make_config(dataset, 0, "public", model, seed, max_epochs=epochs, patience=epochs + 1,
+                                              precision=params["precision"], **PUBLIC_SETTING, **extra) for seed in range(1, params["public_seeds"] + 1)]
+    return configs
+
+
+def run_public(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
+    """The public-split runs (trained where missing, unless ``train`` is False)."""
+    configs = public_configs(params)
+    if train:
+        return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="public split") if configs else pd.DataFrame()
+    return _recorded(configs)
+
+
+def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+    return store.runs_with_keys(catalog.load(CHAPTER), map(key, configs))
+
+
+def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs),
+    once each: NSGA-II may ask a setting again, and its record answers both times."""
+    configs = []
+    for cell in cells(params):
+        choice, asked = search_cell(params, cell, train=False)
+        configs += asked
+        if choice.setting is not None:
+            configs += assessment_configs(params, cell, choice.setting)
+    return list({key(c): c for c in configs + public_configs(params)}.values())
+
+
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params`` (as far as the recorded searches tell)."""
+    return {key(c) for c in chapter_configs(params)}
+
+
+def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
+    """The chapter's known runs and their records (nothing is trained)."""
+    configs = chapter_configs(params)
+    return configs, _recorded(configs)
+
+
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The assessment runs its tables and verdicts read (nothing is trained)."""
+    return run(params, train=False)
+
+
+def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
+    """The chapter's searches and assessment runs, sparse training sets first (they train fastest)."""
+    order = sorted(params["kinds"], key=lambda k: k == "dense")
+    return [("public split", lambda: run_public(params))] + [(kind, lambda kind=kind: run({**params, "kinds": [kind]})) for kind in order]

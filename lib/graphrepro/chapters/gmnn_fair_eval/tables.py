@@ -1,0 +1,155 @@
+"""gmnn-fair-eval: tables built from the records."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphrepro.chapters.gmnn_fair_eval.configs import _table, available, chapter_records
+from graphrepro.chapters.gmnn_fair_eval.paper import (ALL_DATASETS, PAIRS, PAPER, PAPER_STARS, PUBLIC_PAPER, ROWS,
+    SEARCH_SEED, UNAVAILABLE)
+from graphrepro.experiments import fair_eval
+from graphrepro.report import fmt, verdict
+
+
+def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Each model on the public split (mean ± std over seeds) beside its k-fold estimate on sparse balanced
+    training sets (20 per class, as the public split), and GMNN's published public-split number."""
+    folds = fold_scores(assessment)
+    runs = _seed_scores(public)
+    rows = []
+    for dataset in available(params):
+        for label in ("MLP", "GCN", "GCN+GMNN"):
+            seeds = runs[(runs.dataset == dataset) & (runs.row == label)] if len(runs) else runs
+            fair = folds[(folds.dataset == dataset) & (folds.kind == "sparse_balanced") & (folds.row == label)] if len(folds) else folds
+            paper = PUBLIC_PAPER[dataset] if label == "GCN+GMNN" else (math.nan, math.nan)
+            rows.append({"dataset": dataset, "model": label,
+                         "public split (ours)": fmt(seeds.acc.mean(), seeds.acc.std(ddof=0)) if len(seeds) else "not run",
+                         "public split (GMNN's README)": fmt(*paper) if not math.isnan(paper[0]) else "",
+                         "10-fold, sparse balanced (ours)": fmt(fair.acc.mean(), fair.acc.std(ddof=0)) if len(fair) else "not run"})
+    return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
+
+
+def _seed_scores(public: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy per public-split seed, in ``fold_scores``' form (a seed in place of a fold)."""
+    return fold_scores(public.assign(fold=public.seed) if len(public) else public)
+
+
+def _row_label(model: str, gmnn: bool) -> str:
+    return f"{model}+GMNN" if gmnn else model
+
+
+def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy per (dataset, kind, row, fold): the mean over that fold's runs (GMNN: p, q and best)."""
+    if not len(runs):
+        return pd.DataFrame(columns=["dataset", "kind", "row", "fold", "acc"])
+    runs = runs.assign(gmnn=runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna())
+    frames = []
+    for (dataset, kind, model, gmnn, fold), group in runs.groupby(["dataset", "kind", "model", "gmnn", "fold"]):
+        row = _row_label(model, gmnn)
+        frames.append({"dataset": dataset, "kind": kind, "row": row, "fold": fold, "acc": 100 * group.test_acc.mean()})
+        if gmnn and kind != "dense":
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN p", "fold": fold, "acc": 100 * group.test_p_acc.mean()})
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN q", "fold": fold, "acc": 100 * group.test_q_acc.mean()})
+    return pd.DataFrame(frames)
+
+
+def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFrame:
+    """Table 3 (``sparse``) or 4 (``dense``), long form: paper and ours (mean of fold means, std over
+    folds); datasets not obtainable here keep their paper numbers in rows marked unavailable."""
+    scores = fold_scores(runs)
+    kinds = [k for k in params["kinds"] if _table(k) == which]
+    labels = (["MLP", "GCN", "FAGCN", "GMNN p", "GMNN q", "GCN+GMNN", "FAGCN+GMNN"] if which == "sparse"
+              else [_row_label(m, g) for m, g in ROWS[which]])
+    rows = []
+    for dataset in list(params["datasets"]) + [d for d in ALL_DATASETS if d not in fair_eval.DATASETS]:
+        missing = UNAVAILABLE.get(dataset) or ("" if dataset in available(params) else "not obtainable here")
+        for kind in kinds:
+            for label in labels:
+                cell = scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)] if len(scores) else scores
+                paper = PAPER.get((label, dataset, kind), (math.nan, math.nan))
+                if math.isnan(paper[0]) and not len(cell):
+                    continue
+                ours = cell.acc.mean() if len(cell) else math.nan
+                std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
+                rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
+                             "ours": f"unavailable: {missing}" if missing else fmt(ours, std), "folds": len(cell),
+                             "verdict": "unavailable" if missing else verdict(ours, paper[0], params["tolerance"], len(cell)),
+                             "paper_mean": paper[0], "mean": ours, "std": std})
+    return pd.DataFrame(rows)
+
+
+def significance(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """GMNN (best of p and q) against its base over folds: one-sided paired t-test, stars as the paper's."""
+    from scipy.stats import ttest_rel
+
+    scores = fold_scores(runs)
+    rows = []
+    for dataset in available(params):
+        for kind in params["kinds"]:
+            for model, gmnn in ROWS[_table(kind)]:
+                if not gmnn:
+                    continue
+                pick = lambda label: scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)].set_index("fold").acc  # noqa: E731
+                base, with_gmnn = (pick(model), pick(_row_label(model, True))) if len(scores) else (pd.Series(dtype=float),) * 2
+                folds = base.index.intersection(with_gmnn.index)
+                p = float(ttest_rel(with_gmnn[folds], base[folds], alternative="greater").pvalue) if len(folds) > 1 else math.nan
+                stars = "" if math.isnan(p) else "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "n.s."
+                rows.append({"dataset": dataset, "kind": kind, "comparison": f"{model}+GMNN > {model}", "folds": len(folds),
+                             "gain (points)": float((with_gmnn[folds] - base[folds]).mean()) if len(folds) else math.nan,
+                             "p": p, "ours": stars, "paper": PAPER_STARS.get((dataset, kind) if kind != "dense" else (dataset, kind, model), "")})
+    return pd.DataFrame(rows)
+
+
+def significance_display(sig: pd.DataFrame) -> pd.DataFrame:
+    """The significance table as the page shows it: one line of words per comparison, ours and the paper's stars."""
+    if not len(sig):
+        return pd.DataFrame(columns=["ours", "paper"])
+    words = sig.apply(lambda r: "not run" if math.isnan(r["gain (points)"]) else
+                      f"{r['gain (points)']:+.2f} points over {r.folds} folds, p = {r.p:.3g} {r.ours}", axis=1)
+    index = sig.dataset + ", " + sig.kind.str.replace("_", " ") + ": " + sig.comparison
+    return pd.DataFrame({"ours": words.values, "paper": sig.paper.replace("", "n.s.").values}, index=pd.Index(index, name="GMNN over its base"))
+
+
+def caption(dataset: str) -> str:
+    """A sparse-table caption: the dataset, and why a paper-only one has no numbers of ours."""
+    return f"{dataset}: {UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else dataset
+
+
+def flip_counts(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """For the pairs the claims compare (graph or not, GMNN or not, GCN or FAGCN): the pair in the order of their
+    means, and in how many of the folds that order is reversed."""
+    scores = fold_scores(runs)
+    rows = []
+    for (dataset, kind), cell in scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]):
+        wide = cell.pivot(index="fold", columns="row", values="acc").dropna()
+        for a, b in PAIRS:
+            if a in wide and b in wide:
+                ahead = wide[a].mean() >= wide[b].mean()
+                first, second = (a, b) if ahead else (b, a)
+                rows.append({"dataset": dataset, "kind": kind, "first": first, "second": second,
+                             "flipped": int((wide[first] < wide[second]).sum()), "folds": len(wide)})
+    return pd.DataFrame(rows, columns=["dataset", "kind", "first", "second", "flipped", "folds"])
+
+
+def flips(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """``flip_counts`` for reading: "GCN above MLP", "1 of 10"."""
+    counts = flip_counts(runs, params)
+    return pd.DataFrame({"dataset": counts.dataset, "kind": counts.kind.str.replace("_", " "),
+                         "on average": counts["first"] + " above " + counts.second,
+                         "folds where it flips": counts.flipped.astype(str) + " of " + counts.folds.astype(str)})
+
+
+def cost_table(params: dict[str, Any]) -> pd.DataFrame:
+    """Trainings recorded and their summed single-thread time per table and part (search, runs, GMNN runs)."""
+    _, runs = chapter_records(params)
+    if not len(runs):
+        return pd.DataFrame(columns=["trainings", "CPU hours (sum of records)"])
+    runs = runs.assign(table=np.select([runs.kind == "dense", runs.kind == "public"], ["Table 4 (dense)", "public split"], "Table 3 (sparse)"),
+                       part=np.where(runs.seed == SEARCH_SEED, "search", np.where(runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna(), "GMNN runs", "runs")))
+    summary = runs.groupby(["table", "part"]).agg(trainings=("key", "count"), seconds=("wall_s", "sum"))
+    summary["CPU hours (sum of records)"] = (summary.pop("seconds") / 3600).round(2)
+    return summary

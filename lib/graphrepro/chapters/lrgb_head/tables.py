@@ -1,0 +1,218 @@
+"""lrgb-head: tables built from the records."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from graphrepro import precision, store
+from graphrepro.chapters.lrgb_head.configs import (_subset, available, config, fidelity_check, full_params, key,
+    paper_epochs, stage_of)
+from graphrepro.chapters.lrgb_head.paper import (BUDGET, CHAPTER, FIDELITY_SEEDS, GPS_STAGES, HEAD_STAGES,
+    LRGB_PARAMETERS, PAPER, PAPER_STATS, STAGES, UNAVAILABLE)
+from graphrepro.data import lrgb as lrgb_data
+from graphrepro.experiments import lrgb
+from graphrepro.models.lrgb import parameter_count
+from graphrepro.report import fmt, mean_std, verdict
+
+
+def _cell(runs: pd.DataFrame, params: dict[str, Any], model: str, stage: str) -> tuple[float, float, int]:
+    cell = _subset(runs, [config(params, model, stage, s) for s in range(params["seeds"])])
+    return mean_std(cell["test_ap"] if "test_ap" in cell else pd.Series(dtype=float))
+
+
+def dataset_stats(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Graph, node and edge counts, shortest-path length and diameter (hop counts, per graph), split and label rates."""
+    node_ptr, edge_ptr, ei = arrays["node_ptr"], arrays["edge_ptr"], arrays["edge_index"]
+    paths_mean, diameters = [], []
+    for i in range(len(node_ptr) - 1):
+        n = int(node_ptr[i + 1] - node_ptr[i])
+        e = ei[:, edge_ptr[i] : edge_ptr[i + 1]]
+        dist = shortest_path(csr_matrix((np.ones(e.shape[1]), (e[0], e[1])), shape=(n, n)), unweighted=True)
+        finite = dist[np.isfinite(dist) & (dist > 0)]
+        paths_mean.append(finite.mean() if len(finite) else 0.0)
+        diameters.append(finite.max() if len(finite) else 0.0)
+    y = arrays["y"]
+    return {
+        "graphs": len(node_ptr) - 1, "nodes per graph": float(np.diff(node_ptr).mean()),
+        "edges per graph": float(np.diff(edge_ptr).mean()),
+        "shortest path": (float(np.mean(paths_mean)), float(np.std(paths_mean))),
+        "diameter": (float(np.mean(diameters)), float(np.std(diameters))),
+        "split": tuple(len(arrays[k]) for k in lrgb_data.SPLITS), "tasks": y.shape[1],
+        "chance AP": float(y[arrays["test"]].mean(axis=0).mean()),  # AP of uninformative scores = each task's positive rate
+        "positive rate per task": y.mean(axis=0),
+    }
+
+
+def peptide_arrays() -> dict[str, np.ndarray]:
+    """The processed Peptides-func arrays (checksum-verified files, built once into the cache)."""
+    from graphrepro.data.registry import DATASETS, resolve
+
+    csv_spec, split_spec = DATASETS["peptides_func"].files
+    return lrgb_data.process(resolve(csv_spec), resolve(split_spec), split_spec, progress=False)
+
+
+def stats_table(stats: dict[str, Any]) -> pd.DataFrame:
+    """Our build's statistics beside the LRGB paper's Table 1."""
+    ours = {
+        "graphs": f"{stats['graphs']:,}", "nodes per graph": f"{stats['nodes per graph']:.2f}",
+        "edges per graph": f"{stats['edges per graph']:.2f}",
+        "shortest path (mean ± std)": "{:.2f} ± {:.2f}".format(*stats["shortest path"]),
+        "diameter (mean ± std)": "{:.2f} ± {:.2f}".format(*stats["diameter"]),
+        "split (train / val / test)": " / ".join(f"{n:,}" for n in stats["split"]), "tasks": str(stats["tasks"]),
+    }
+    return pd.DataFrame({"LRGB paper": PAPER_STATS, "ours": ours}).rename_axis("Peptides-func")
+
+
+def parameter_table(params: dict[str, Any]) -> pd.DataFrame:
+    """Parameters of every model at every stage, checked: LRGB's originals against the counts LRGB lists,
+    the tuned ones against the 500k budget (a failed check raises)."""
+    rows = []
+    for model, stage in _rows(params):
+        count = parameter_count(lrgb.build(config(params, model, stage, 0)))
+        if stage == "LRGB, linear head" and model != lrgb.GPS:
+            check = f"LRGB lists {LRGB_PARAMETERS[model] // 1000}k"
+            assert abs(count - LRGB_PARAMETERS[model]) < 1000, f"{model}: {count} parameters, LRGB lists {LRGB_PARAMETERS[model]}"
+        elif stage.startswith("tuned"):
+            check = f"≤ {BUDGET // 1000}k"
+            assert count <= BUDGET, f"{model} {stage}: {count} parameters exceed the {BUDGET:,} budget"
+        else:
+            check = "LRGB's config plus a hidden head layer (Linear, BatchNorm)"
+        rows.append({"model": model, "stage": stage, "parameters": f"{count:,}", "check": check})
+    return pd.DataFrame(rows).set_index(["model", "stage"])
+
+
+def _rows(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """(model, stage) of every cell the chapter shows."""
+    gps = [(lrgb.GPS, s) for s in GPS_STAGES] if params["gps"] else []
+    return [(m, s) for m in params["models"] for s in STAGES] + gps
+
+
+def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Paper and ours (test AP x 100 at the best validation epoch) per model and stage, with a verdict (long form)."""
+    rows = []
+    for model, stage in _rows(params):
+        pm, ps = PAPER.get((model, stage), (math.nan, math.nan))
+        mean, std, n = _cell(runs, params, model, stage)
+        rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
+                     "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
+                     "verdict": "unavailable" if not available() else verdict(mean, pm, params["tolerance"], n),
+                     "seeds": n, "paper_mean": pm, "mean": mean, "std": std})
+    return pd.DataFrame(rows)
+
+
+def curves(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per-epoch validation and test AP of every run, from its curve artefact (long form)."""
+    frames = []
+    for record in store.records(CHAPTER):
+        if record["key"] not in set(runs.key) or "curve" not in record.get("artefacts", {}):
+            continue
+        curve = store.load_artefact(CHAPTER, record, "curve")
+        c = record["config"]
+        frames.append(pd.DataFrame({
+            "model": c["model"], "stage": stage_of(c), "seed": c["seed"], "epochs": c["epochs"],
+            "epoch": np.arange(1, len(curve["val_ap"]) + 1), "val AP": 100 * curve["val_ap"], "test AP": 100 * curve["test_ap"],
+            "train graphs/s": curve["train_graphs_per_s"], "eval graphs/s": curve["eval_graphs_per_s"],
+            "train s": curve["train_s"], "eval s": curve["eval_s"]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "stage", "seed", "epochs", "epoch", "val AP", "test AP"])
+
+
+def order_table(curve: pd.DataFrame, params: dict[str, Any], window: float = 0.2) -> pd.DataFrame:
+    """Per model, the order of the stages by mean validation AP at each epoch of the last ``window`` of its
+    budget (the papers' epochs where every stage has them, else the profile's): 'settled' when it is the same
+    at all of them, 'not decided' when the budget is shorter than the papers'."""
+    rows = []
+    for model in params["models"]:
+        part = curve[curve.model == model] if len(curve) else curve
+        planned = max(paper_epochs(model, s) for s in STAGES)
+        full = part[part.epochs == planned]
+        part = full if len(full) and full.stage.nunique() == part.stage.nunique() else part[part.epochs == (params["epochs"] or planned)]
+        if not len(part) or part.stage.nunique() < 2:
+            continue
+        final = int(part.epoch.max())
+        first = max(1, final - max(2, math.ceil(window * final)) + 1)
+        orders = [" > ".join(part[part.epoch == e].groupby("stage")["val AP"].mean().sort_values(ascending=False).index)
+                  for e in range(first, final + 1)]
+        same_order = len(set(orders)) == 1
+        word = "yes" if same_order else "no: " + " | ".join(dict.fromkeys(orders))
+        if final < planned:
+            word = f"not decided ({final} of {planned} epochs); " + ("the same order" if same_order else "the order changes")
+        rows.append({"model": model, "epochs": f"{first}–{final}", "order at the last epoch": orders[-1], "settled": word})
+    return pd.DataFrame(rows).set_index("model") if rows else pd.DataFrame()
+
+
+def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Graphs per second in training and in evaluation per model and stage (median over epochs and runs), and
+    at these speeds a full epoch (10,873 training, 4,662 evaluated graphs) and the `paper` profile's CPU
+    time on this machine (the configuration's epochs, 4 seeds); with ``runs``, the largest peak memory their
+    records give (the training process's peak so far: an upper bound for the run)."""
+    if not len(curve) or "train s" not in curve:
+        return pd.DataFrame()
+    stages = runs.apply(lambda r: stage_of(r.dropna().to_dict()), axis=1) if runs is not None and len(runs) else None
+    rows = []
+    for model, stage in _rows(params):
+        group = curve[(curve.model == model) & (curve.stage == stage)]
+        if not len(group):
+            continue
+        base = "tuned" if model == lrgb.GPS else STAGES[stage][0]
+        train, evaluate = float(group["train graphs/s"].median()), float(group["eval graphs/s"].median())
+        training, validation, test = lrgb_data.STATS.split
+        epoch_s = training / train + (validation + test) / evaluate
+        row = {"model": model, "stage": stage, "train /s": train, "eval /s": evaluate,
+               "s / epoch": epoch_s, "paper, CPU-h": epoch_s * lrgb.BASES[base]["epochs"] * 4 / 3600}
+        if stages is not None:
+            row["peak MB"] = runs[(runs.model == model) & (stages == stage)].peak_rss_mb.max()
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
+
+
+def stage_means(table: pd.DataFrame) -> pd.Series:
+    """``main_table``'s mean test AP per (model, stage); read with ``stage_mean``."""
+    return table.set_index(["model", "stage"])["mean"]
+
+
+def stage_mean(means: pd.Series, model: str, stage: str) -> float:
+    """One model's mean at one stage (NaN when no record has it)."""
+    return float(means.get((model, stage), math.nan))
+
+
+def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """``fidelity_check`` as a table: per stage, fp32 and bf16 (mean ± std), their difference, the allowed
+    difference and whether bf16 is within it."""
+    rows = []
+    for row in fidelity_check(runs, params):
+        (fm, fs, fn), (bm, bs, bn) = row[precision.FLOAT32], row[precision.BFLOAT16]
+        decided = row["within"] is not None
+        rows.append({"stage": row["stage"], "float32": fmt(fm, fs), "bfloat16": fmt(bm, bs),
+                     "bf16 − fp32": f"{bm - fm:+.1f}" if decided else "–", "allowed": f"±{row['allowed']:.1f}",
+                     "within": ("yes" if row["within"] else "no") if decided
+                     else f"not decided ({fn} + {bn} of {2 * FIDELITY_SEEDS} runs)"})
+    return pd.DataFrame(rows).set_index("stage") if rows else pd.DataFrame()
+
+
+def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
+    tuned 250), the paper's number, and how far the papers'-budget runs have come."""
+    full, rows = full_params(params), []
+    for model, stage in _rows(params):
+        if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
+            continue
+        planned = [config(full, model, stage, seed) for seed in range(params["seeds"])]
+        done = _subset(runs, planned)
+        epochs = [int(r.epochs_run) for r in done.itertuples()] if "epochs_run" in done else []
+        progress = [lrgb.epochs_checkpointed(key(c)) for c in planned if key(c) not in set(done.get("key", []))]
+        status = f"{len(done)}/{len(planned)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        if any(progress):
+            status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
+        row = {"model": model, "stage": stage,
+               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*_cell(runs, params, model, stage)[:2])}
+        row |= {"500/250": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
+                "recorded": status}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()

@@ -1,0 +1,112 @@
+"""mrr-variants: the runs: their configs, keys, training plan and records."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from graphrepro import catalog, store
+from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, LARGE_KGS
+from graphrepro.data.registry import dataset_status
+from graphrepro.experiments import Experiment, kg, linkpred
+from graphrepro.grid import run_grid
+
+
+def lp_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every encoder on every graph, every seed."""
+    return [linkpred.make_config(g, m, s, max_epochs=params["lp_epochs"], precision=params["precision"]) for g in params["graphs"] for m in params["encoders"]
+            for s in range(params["seeds"])]
+
+
+def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every model on every knowledge graph that can be had (TuckER on the large ones only when asked, and with
+    its own epoch budget on the small ones), every seed."""
+    out = []
+    for dataset in params["kgs"]:
+        if dataset in LARGE_KGS and dataset_status(dataset)["status"] != "available":
+            continue
+        for model in params["kg_models"]:
+            if dataset in LARGE_KGS and model == "TuckER" and not params["tucker_on_large"]:
+                continue
+            if dataset in LARGE_KGS:
+                epochs = params["large_kg_epochs"] or None
+            else:
+                epochs = (model == "TuckER" and params["tucker_epochs"]) or params["kg_epochs"]
+            base = kg.make_config(dataset, model, 0, epochs=epochs)
+            cap = params["negatives_cap"] if dataset in LARGE_KGS else 0
+            fewer = {"negatives": cap} if cap and kg.own_negatives(base) > cap else {}
+            out += [kg.make_config(dataset, model, s, epochs=epochs, **fewer) for s in range(params["kg_seeds"])]
+    return out
+
+
+def negatives_note(params: dict[str, Any]) -> str:
+    """Which cells train with fewer negatives than their configuration's own, as text for the protocol."""
+    cells = {(c["dataset"], c["model"]): (c["negatives"], kg.own_negatives(c)) for c in kg_configs(params) if "negatives" in c}
+    return "; ".join(f"{m} on {KG_LABELS[d]} draws {n:,} instead of {own:,}" for (d, m), (n, own) in cells.items()) or "none"
+
+
+def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
+    """Per knowledge graph and model: the configuration it follows (pykeen's defaults, or a published one by its
+    first author and year, with the dataset it was published for when that differs), that configuration's own
+    epochs and the epochs trained under this profile (what is reduced, cell by cell); narrow enough for a phone."""
+    rows = []
+    for config in kg_configs(params):
+        if config["seed"] != 0:
+            continue
+        label, own = "defaults", None
+        if config["source"] != kg.DEFAULTS:
+            published = kg.published(config["source"])
+            label, own = Path(config["source"]).stem.split("_")[0], published["training_kwargs"]["num_epochs"]
+            if published["dataset"] != config["dataset"]:
+                label += f" ({published['dataset'].upper()})"
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"], "config": label,
+                     "own": own or "–", "here": config["epochs"] or own})
+    return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
+
+
+def grids(params: dict[str, Any]) -> list[tuple[str, Experiment, list[dict[str, Any]]]]:
+    """Every grid the chapter trains, in order, as (description, experiment, configs): the small knowledge
+    graphs, the large ones apart (their expected memory, ``kg.peak_mb``, may allow fewer workers: RotatE's
+    published WN18RR setting trains one at a time on 24 GB), then link prediction."""
+    configs = kg_configs(params)
+    out = [("knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
+           ("large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
+           ("link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
+    return [grid for grid in out if grid[2]]
+
+
+def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """Train what one grid lacks and return its records."""
+    return run_grid(CHAPTER, experiment.name, configs, params["device"], desc=desc)
+
+
+def run(params: dict[str, Any], part: str) -> pd.DataFrame:
+    """Train what a part lacks (``lp`` or ``kg``) and return its records."""
+    experiment = kg.EXPERIMENT if part == "kg" else linkpred.EXPERIMENT
+    frames = [_train(params, *grid) for grid in grids(params) if grid[1] is experiment]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def chapter_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of every run the chapter shows under ``params``."""
+    return {linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} | {kg.EXPERIMENT.key(c) for c in kg_configs(params)}
+
+
+def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
+    """Every run the chapter shows and the store's records of them (nothing is trained)."""
+    runs = catalog.load(CHAPTER)
+    return lp_configs(params) + kg_configs(params), store.runs_with_keys(runs, chapter_keys(params))
+
+
+def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
+    """The records its tables and verdicts read (nothing is trained)."""
+    return chapter_records(params)[1]
+
+
+def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
+    """Background training: the chapter's grids, in order."""
+    return [(grid[0], partial(_train, params, *grid)) for grid in grids(params)]

@@ -1,0 +1,207 @@
+"""mrr-variants: tables built from the records."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from graphrepro import store
+from graphrepro.chapters.mrr_variants.configs import kg_configs
+from graphrepro.chapters.mrr_variants.paper import (CHAPTER, EXAMPLE_PAPER, EXAMPLE_SCORES, EXAMPLE_TRUE, KG_GROUPS,
+    KG_LABELS, KG_METRICS, KG_SHORT, PAPER_PCQM, PAPER_SHIFT_ROW, VARIANT_LABELS)
+from graphrepro.experiments import kg, linkpred
+from graphrepro.metrics import ranking
+from graphrepro.report import fmt, mean_std
+
+
+def worked_example() -> pd.DataFrame:
+    """The note's example computed by the library: MRR of the two true tails, each variant, beside the note's numbers."""
+    names = list(EXAMPLE_SCORES)
+    scores = np.array([list(EXAMPLE_SCORES.values())] * len(EXAMPLE_TRUE))
+    target = np.array([names.index(t) for t in EXAMPLE_TRUE])
+    others = np.array([[n in EXAMPLE_TRUE and n != t for n in names] for t in EXAMPLE_TRUE])
+    itself = np.array([[n == "the head itself" for n in names]] * len(EXAMPLE_TRUE))
+    rows = []
+    for variant, exclude in (("raw", None), ("filtered", others), ("extended", others | itself)):
+        ranks = ranking.ranks_from_scores(scores, target, exclude)["realistic"]
+        rows.append({"variant": VARIANT_LABELS[variant], "candidates removed": {"raw": "none", "filtered": "the other true tail",
+                     "extended": "the other true tail and the head itself"}[variant],
+                     "ranks of t1, t2": ", ".join(f"{r:g}" for r in ranks), "MRR (ours)": round(ranking.mrr(ranks), 3),
+                     "MRR (note)": EXAMPLE_PAPER[variant]})
+    return pd.DataFrame(rows).set_index("variant")
+
+
+def _ranks(runs: pd.DataFrame) -> list[tuple[dict[str, Any], dict[str, np.ndarray]]]:
+    """(config, per-query ranks) of every run in ``runs``, read from its checksum-verified artefact."""
+    wanted = set(runs.key) if len(runs) else set()
+    return [(r["config"], store.load_artefact(CHAPTER, r, "ranks")) for r in store.records(CHAPTER)
+            if r["key"] in wanted and "ranks" in r.get("artefacts", {})]
+
+
+def lrgb_aggregate(values: np.ndarray, graph_of_query: np.ndarray, batch_of_graph: np.ndarray, pairs_of_batch: np.ndarray) -> float:
+    """LRGB's aggregation: the mean per graph, the mean of those per batch, and the batches weighted by
+    their number of labelled pairs (not a mean over queries)."""
+    graphs = np.unique(graph_of_query)
+    per_graph = np.array([values[graph_of_query == g].mean() for g in graphs])
+    batches = batch_of_graph[graphs]
+    per_batch = np.array([per_graph[batches == b].mean() for b in np.unique(batches)])
+    weights = pairs_of_batch[np.unique(batches)]
+    return float((per_batch * weights).sum() / weights.sum())
+
+
+def _in_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by graph and encoder in the experiment's order."""
+    graph = frame.graph.map({g: i for i, g in enumerate(linkpred.DATASETS)})
+    encoder = frame.encoder.map({m: i for i, m in enumerate(linkpred.MODELS)})
+    return frame.assign(_g=graph, _e=encoder).sort_values(["_g", "_e", "seed"]).drop(columns=["_g", "_e"])
+
+
+def variant_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per link-prediction run and variant: MRR as LRGB aggregates it and as the plain mean over queries
+    (realistic ranks), and the MRR of optimistic, pessimistic and argsort ranks."""
+    rows = []
+    for config, r in _ranks(runs[runs.experiment == linkpred.EXPERIMENT.name] if len(runs) else runs):
+        one_graph = np.zeros(len(r["source"]), dtype=int)
+        for variant in linkpred.VARIANTS:
+            reciprocal = 1.0 / r[f"{variant}_realistic"]
+            rows.append({"graph": config["dataset"], "encoder": config["model"], "seed": config["seed"], "variant": variant,
+                         "MRR, LRGB's aggregation": lrgb_aggregate(reciprocal, one_graph, np.zeros(1, dtype=int), np.ones(1)),
+                         "MRR, per-query mean": ranking.mrr(r[f"{variant}_realistic"]),
+                         **{f"MRR, {rule}": ranking.mrr(r[f"{variant}_{rule}"]) for rule in ("optimistic", "pessimistic", "argsort")}})
+    return _in_order(pd.DataFrame(rows)) if rows else pd.DataFrame(rows)
+
+
+def variant_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """MRR (x 100, mean ± std over seeds) per graph and encoder under each variant, and the model order per variant."""
+    if not len(frame):
+        return pd.DataFrame()
+    rows = []
+    for (graph, encoder), part in frame.groupby(["graph", "encoder"], sort=False):
+        row = {"graph": graph, "encoder": encoder}
+        for variant in linkpred.VARIANTS:
+            row[VARIANT_LABELS[variant]] = fmt(*mean_std(part[part.variant == variant]["MRR, per-query mean"])[:2])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["graph", "encoder"])
+
+
+def orders(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per graph, the encoders ordered by mean MRR under each variant, and whether the order changes."""
+    rows = []
+    for graph, part in frame.groupby("graph", sort=False):
+        means = part.groupby(["variant", "encoder"])["MRR, per-query mean"].mean()
+        order = {v: " > ".join(means[v].sort_values(ascending=False).index) for v in linkpred.VARIANTS if v in means}
+        rows.append({"graph": graph, **{VARIANT_LABELS[v]: o for v, o in order.items()},
+                     "order changes": "yes" if len(set(order.values())) > 1 else "no"})
+    return pd.DataFrame(rows).set_index("graph") if rows else pd.DataFrame()
+
+
+def shift_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """How much filtering and then removing self-loops add to MRR (points x 100), beside PCQM-Contact's."""
+    rows = []
+    for graph, part in frame.groupby("graph", sort=False):
+        means = part.groupby("variant")["MRR, per-query mean"].mean() * 100
+        rows.append({"data": graph, "raw": means["raw"], "+ filtering": means["filtered"] - means["raw"],
+                     "+ no self-loops": means["extended"] - means["filtered"], "+ both": means["extended"] - means["raw"]})
+    rows.append({"data": PAPER_SHIFT_ROW, "raw": 100 * PAPER_PCQM["raw"][0], "+ filtering": math.nan,
+                 "+ no self-loops": math.nan, "+ both": 100 * (PAPER_PCQM["extended"][0] - PAPER_PCQM["raw"][0])})
+    return pd.DataFrame(rows).set_index("data").round(2)
+
+
+def tie_table(candidates: int = 2708, queries: int = 500, levels: tuple[int | None, ...] = (None, 2, 10)) -> pd.DataFrame:
+    """MRR of a model whose scores are constant (None) or take only a few distinct values, under each tie rule
+    and under an unstable argsort, beside random ranks' expected MRR and the realistic ranks' AMRI (0 is chance)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for level in levels:
+        scores = np.zeros((queries, candidates)) if level is None else rng.integers(0, level, (queries, candidates)).astype(float)
+        target = rng.integers(0, candidates, queries)
+        r = ranking.ranks_from_scores(scores, target)
+        sorted_ranks = linkpred.argsort_ranks(scores, target, None)
+        rows.append({"scores": "constant" if level is None else f"{level} values",
+                     **{f"MRR, {rule}": ranking.mrr(r[rule]) for rule in ("optimistic", "realistic", "pessimistic")},
+                     "MRR, argsort": ranking.mrr(sorted_ranks), "E[MRR], random ranks": ranking.expectation("mrr", r["num_candidates"]),
+                     "AMRI, realistic": ranking.amri(r["realistic"], r["num_candidates"])})
+    return pd.DataFrame(rows).set_index("scores").T.round(4)  # a column per model: fits a phone
+
+
+def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per knowledge-graph run: every metric from its ranks (both sides, realistic, k = 10), the mean
+    number of candidates, and pykeen's own values for the cross-check."""
+    rows = []
+    kg_runs = runs[runs.experiment == kg.EXPERIMENT.name] if len(runs) else runs
+    for config, r in _ranks(kg_runs):
+        ranks_ = np.concatenate([r["head_realistic"], r["tail_realistic"]])
+        counts = np.concatenate([r["head_candidates"], r["tail_candidates"]])
+        record = kg_runs[kg_runs.key == kg.EXPERIMENT.key(config)].iloc[0]
+        rows.append({"dataset": config["dataset"], "model": config["model"], "seed": config["seed"], "source": config["source"],
+                     "candidates": float(counts.mean()),
+                     **{m: ranking.metric(m, ranks_, counts, k=10) for m in KG_METRICS},
+                     **{f"pykeen {name}": record[f"pykeen_{name}"] for name in kg.PYKEEN_KEYS}})
+    if not rows:
+        return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    order = frame.dataset.map(kg.DATASETS.index) * len(kg.MODELS) + frame.model.map(kg.MODELS.index)
+    return frame.assign(_order=order).sort_values(["_order", "seed"]).drop(columns="_order").reset_index(drop=True)
+
+
+def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
+    """Largest |ours - pykeen| over every run, per metric."""
+    ours = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "amri", "z_mrr": "z_mrr"}
+    return pd.DataFrame([{"metric": name, "runs": len(frame),
+                          "largest |ours - pykeen|": float((frame[column] - frame[f"pykeen {name}"]).abs().max()) if len(frame) else math.nan}
+                         for name, column in ours.items()]).set_index("metric")
+
+
+def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Mean over seeds per dataset and model of one group of metrics (``KG_GROUPS``: the base metrics with
+    the mean candidates per query, the adjusted ones, the z-scored ones), under short names (``KG_SHORT``)."""
+    if not len(frame):
+        return pd.DataFrame()
+    columns = list(KG_GROUPS[group])
+    return frame.groupby(["dataset", "model"], sort=False)[columns].mean().rename(columns=KG_SHORT).round(3)
+
+
+def published_beside_ours(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Cells that follow a configuration published for their own dataset: the MRR its paper reports (as
+    pykeen ships it) beside ours (x 100, mean ± std over seeds), with that configuration's epochs and
+    negatives per triple and this profile's; context for the budgets, not a claim of this chapter."""
+    rows = []
+    for config in kg_configs(params):
+        source = config["source"]
+        paper = kg.published_mrr(source) if source != kg.DEFAULTS else None
+        if config["seed"] != 0 or paper is None or kg.published(source)["dataset"] != config["dataset"]:
+            continue
+        ours = frame[(frame.dataset == config["dataset"]) & (frame.model == config["model"])]["mrr"] if len(frame) else pd.Series(dtype=float)
+        mean, std, runs = mean_std(ours)
+        epochs, negatives = kg.published(source)["training_kwargs"]["num_epochs"], kg.own_negatives(config)
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"],
+                     "paper": f"{100 * paper:.1f} ({Path(source).stem.split('_')[0]})", "ours": fmt(mean, std), "runs": runs,
+                     "epochs": f"{epochs:,} → {config['epochs'] or epochs:,}",
+                     "negatives": f"{negatives:,} → {config.get('negatives', negatives):,}"})
+    if not rows:
+        return pd.DataFrame({"": ["no knowledge graph of these parameters follows a configuration published for it"]}, index=[""])
+    return pd.DataFrame(rows).set_index(["dataset", "model"])
+
+
+def kg_legend() -> pd.DataFrame:
+    """What each short metric name stands for, its direction and the value of random ranks."""
+    chance = {"amr": "1", "amri": "0", "amrr": "0", "ahk": "0", "z_mr": "0", "z_mrr": "0", "z_hk": "0"}
+    return pd.DataFrame([{"name": KG_SHORT[m], "metric": ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10"),
+                          "better": "higher" if ranking.RANK_METRICS[m].higher_is_better else "lower", "random ranks": chance.get(m, "–")}
+                         for m in KG_METRICS]).set_index("name")
+
+
+def size_correlations(frame: pd.DataFrame) -> pd.DataFrame:
+    """Spearman correlation of each metric with the number of candidates across the (dataset, model) cells:
+    the size effect Hoyt et al. show (MRR falls with size; the adjusted metrics should not)."""
+    cells = frame.groupby(["dataset", "model"])[["candidates", *KG_METRICS]].mean() if len(frame) else pd.DataFrame()
+    rows = []
+    for m in KG_METRICS:
+        rho = spearmanr(cells["candidates"], cells[m]).statistic if len(cells) > 2 and cells["candidates"].nunique() > 1 else math.nan
+        rows.append({"metric": ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10"), "Spearman ρ with candidates": rho})
+    return pd.DataFrame(rows).set_index("metric").round(3)
