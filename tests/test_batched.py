@@ -69,6 +69,7 @@ def _gcn_reference(x, edges, y, split, params, lr, wd, epochs) -> list[float]:
 
 
 @pytest.mark.parametrize("model", ["MLP", "GCN", "FAGCN"])
+@pytest.mark.slow
 def test_each_member_matches_one_at_a_time_training(toy, model):
     """Dropout off, the same initial weights: a member's losses match torch's Adam on plain layers to 1e-5,
     with learning rate, weight decay and eps differing between members of one batch."""

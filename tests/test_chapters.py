@@ -94,6 +94,7 @@ def test_command_line_values_are_parsed():
         (["train", "han-vs-gat", "-p", "datasets", "Freebase"], "does not allow 'Freebase'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_exits_2_and_writes_nothing(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_EXECUTED", str(tmp_path / "executed"))
     assert main(argv) == 2

@@ -102,6 +102,7 @@ def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
     assert [len(split[k]) for k in ("train", "valid", "test")] == [140, 500, 1000]
 
 
+@pytest.mark.slow
 def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp_path, monkeypatch):
     """Cells search in parallel, each keeping its generations in order: the same trials, records and choices."""
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], trials=8)
@@ -124,6 +125,7 @@ def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp
     assert found[1][0].equals(found[2][0]) and found[1][1] == found[2][1]
 
 
+@pytest.mark.slow
 def test_the_committed_standard_profile_lists_each_run_once(monkeypatch):
     """NSGA-II asks some settings twice; the page's "Run this chapter" count and ``bench --recorded`` count
     runs, so a repeated setting must not read as a run still to train."""

@@ -121,6 +121,7 @@ def test_meta_path_neighbour_cap():
     assert torch.equal(capped, hgb.cap_in_degree(edges, 2, seed=0))
 
 
+@pytest.mark.slow
 def test_only_meta_path_graphs_above_the_edge_limit_are_sampled():
     try:
         data = hgb._hetero("IMDB")
@@ -157,6 +158,7 @@ def test_han_with_one_meta_path_is_its_gat_layer_and_classifier(toy):
 
 
 @pytest.mark.parametrize("model", ["GCN", "GAT", "SimpleHGN", "HAN", "GAT-metapath"])
+@pytest.mark.slow
 def test_every_model_trains_on_real_imdb(model):
     extra = {"metapath": "MDM"} if model == "GAT-metapath" else {}
     config = hgb.make_config("IMDB", model, 0, max_epochs=2, hidden=4, heads=2, metapath_neighbours=5, **extra)

@@ -133,6 +133,7 @@ def test_random_walk_encoding_is_the_return_probability():
 
 @pytest.mark.parametrize("model,base,mixed", [("GCN", "lrgb", "float32"), ("GatedGCN", "tuned", "float32"),
                                              ("GatedGCN", "tuned", "bfloat16")])
+@pytest.mark.slow
 def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base, mixed):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
     graphs = random_molecules(48)
@@ -399,6 +400,7 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
 
 
 @pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])
+@pytest.mark.slow
 def test_training_returns_freed_heap_pages_after_every_gps_batch_and_every_tenth_otherwise(
         tmp_path, monkeypatch, model, base, releases):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
@@ -520,6 +522,7 @@ def test_todays_dropout_draws_are_kept_bit_for_bit():
 
 
 @pytest.mark.parametrize("model", ["GatedGCN", "GPS"])
+@pytest.mark.slow
 def test_the_fast_step_computes_todays_function_without_dropout(model):
     """With dropout off, the fast step (index_select gathers, index_add_ sums) gives today's scores and
     gradients in fp32, to float rounding."""
@@ -559,6 +562,7 @@ def peptides(tmp_path_factory):
 
 
 @pytest.mark.parametrize("model,base", [("GCN", "lrgb"), ("GCN", "tuned"), ("GINE", "tuned"), ("GatedGCN", "tuned"), ("GPS", "tuned")])
+@pytest.mark.slow
 def test_the_bf16_step_stays_near_todays_fp32_step_on_real_peptides(model, base, peptides, monkeypatch):
     """On a batch of 48 real Peptides-func molecules, with dropout off (the draws differ by design): bf16's fast
     step gives fp32's scores within 5% of their range, and the whole gradient points the way fp32's does
@@ -595,6 +599,7 @@ def test_the_sparse_product_of_fp32_operands_runs_in_fp32_under_autocast():
     assert inside.dtype == torch.float32 and torch.equal(inside, block_sum(values, x, csr))
 
 
+@pytest.mark.slow
 def test_a_plateau_run_with_the_stopping_rule_ends_at_the_minimum_rate_once_val_ap_rests(tmp_path, monkeypatch):
     """stop_at_min_lr: the run stops at the first epoch whose rate is at the minimum and whose best validation AP
     lies that many epochs back; until then it is the run without the rule, epoch for epoch, and it resumes."""

@@ -80,6 +80,7 @@ def test_tucker_has_its_own_epoch_budget_on_the_small_graphs_only():
     assert {c["epochs"] for c in configs.kg_configs(unset)} == {30}  # 0: TuckER trains as long as the others
 
 
+@pytest.mark.slow
 def test_processes_loading_a_shipped_graph_at_once_all_succeed(tmp_path):
     import os
     import subprocess
@@ -120,6 +121,7 @@ def test_findings_quote_the_frames_the_page_shows():
     assert empty["mrr_variants_shifts"] == "not run yet" and empty["mrr_variants_rho"].startswith("not computable") and empty["mrr_variants_reordered"] == "not run yet"
 
 
+@pytest.mark.slow
 def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result():
     """pykeen's checkpoint (model, optimiser, random states) resumes a run as if it had not stopped; the
     checkpoint is pinned by its sha256, and a finished run leaves none behind."""
@@ -140,6 +142,7 @@ def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the
         np.testing.assert_array_equal(resumed["artefacts"]["ranks"][name], ranks)
 
 
+@pytest.mark.slow
 def test_a_torn_knowledge_graph_checkpoint_is_removed_unread(monkeypatch):
     config = kg.make_config("nations", "TransE", 0, epochs=2)
     data, cpu = kg.prepare(config), torch.device("cpu")
@@ -153,6 +156,7 @@ def test_a_torn_knowledge_graph_checkpoint_is_removed_unread(monkeypatch):
     assert started_over["final_loss"] == whole["final_loss"] and not saved.parent.exists()
 
 
+@pytest.mark.slow
 def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
     from graphrepro.grid import run_grid
 

@@ -73,6 +73,7 @@ def test_macos_junk_is_ignored():
 
 
 @pytest.mark.parametrize("name", ["DBLP", "ACM", "IMDB"])
+@pytest.mark.slow
 def test_real_hgb_matches_the_paper(name):
     try:
         data = hgb.load_hgb(name)
@@ -160,6 +161,7 @@ def test_kg_parts_share_one_map_and_keep_unseen_entities(tmp_path, monkeypatch, 
 
 
 @pytest.mark.parametrize("name", ["wn18rr", "fb15k237"])
+@pytest.mark.slow
 def test_real_kg_counts(name):
     try:
         parts = kg.load_kg(name)
@@ -213,6 +215,7 @@ def test_holdout_valid_is_a_partition():
     assert len(valid) == 10 and not set(train) & set(valid) and set(train) | set(valid) == set(range(100, 150))
 
 
+@pytest.mark.slow
 def test_real_peptides_func_matches_the_lrgb_paper():
     """Processes all 15,535 molecules (about a minute); the loader asserts the paper's statistics."""
     try:

@@ -22,6 +22,7 @@ TINY = {  # one small run per experiment that takes a precision (the data as tes
 
 
 @pytest.mark.parametrize("name", TINY)
+@pytest.mark.slow
 def test_float32_keeps_todays_key_and_a_bfloat16_run_trains_to_finite_fp32_metrics(name):
     module, make = TINY[name]
     assert make(precision="float32") == make() and "precision" not in make()

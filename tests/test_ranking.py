@@ -70,6 +70,7 @@ def test_gmr_variance_against_fifty_digit_arithmetic():
 
 
 @pytest.mark.parametrize("name", list(R.RANK_METRICS))
+@pytest.mark.slow
 def test_closed_form_moments_match_monte_carlo_draws(name):
     rng = np.random.default_rng(7)
     c = np.array([3, 8, 40, 200, 1000])

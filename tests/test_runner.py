@@ -88,6 +88,7 @@ def test_progress_events_reach_the_terminal(tmp_path, monkeypatch, capsys):
     assert "searches: 28 cells reused from results/, 0 to train" in shown.out
 
 
+@pytest.mark.slow
 def test_concurrent_writers_leave_valid_records(tmp_path):
     """Two processes train overlapping grids into one store: every record is whole and unedited."""
     script = textwrap.dedent("""
@@ -177,6 +178,7 @@ KERNEL_LOGS_AN_ERROR = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("manager", ["ours", "jupyter_client's"])
+@pytest.mark.slow
 def test_the_kernels_own_log_stays_off_our_stderr(manager):
     """What ipykernel logs below CRITICAL (such as "KeyboardInterrupt caught in kernel", when a Ctrl-C lands
     between cells) reaches the stderr of a process that runs pages with jupyter_client's manager, not ours."""

@@ -197,6 +197,7 @@ def test_committed_artefacts_stay_within_the_budget(monkeypatch):
     assert store.artefact_bytes() <= store.ARTEFACT_BUDGET_BYTES
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_records_of_one(tmp_path, monkeypatch):
     """The same grid on two worker processes and on one: identical metrics, every record whole."""
     from graphrepro.data import DataUnavailable
@@ -221,6 +222,7 @@ def test_two_workers_give_the_records_of_one(tmp_path, monkeypatch):
     assert again[metrics].equals(frames[2][metrics]) and len(store.records("ch")) == 4
 
 
+@pytest.mark.slow
 def test_a_grid_fans_out_over_a_dask_cluster_with_the_records_of_one_process(tmp_path, monkeypatch):
     """``GRAPHREPRO_SCHEDULER`` (``--scheduler``) sends a grid's batches to a Dask cluster, here two local
     single-thread worker processes: every batch runs there and the records equal those of one process."""

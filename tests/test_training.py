@@ -35,6 +35,7 @@ def test_same_seed_gives_identical_metrics(disease_lp, model, variant):
 
 
 @pytest.mark.parametrize("model, task, dropout", [("MLP", "lp", 0.0), ("HGCN", "lp", 0.0), ("GCN", "nc", 0.0), ("MLP", "lp", 0.5)])
+@pytest.mark.slow
 def test_batched_members_match_one_at_a_time(model, task, dropout):
     """Seeds trained as one stacked model follow the same loss curves as when trained alone."""
     dataset = "disease_lp" if task == "lp" else "airport"
@@ -116,6 +117,7 @@ def test_device_choice():
             resolve_device("cuda")
 
 
+@pytest.mark.slow
 def test_hyperbolic_maths_run_eagerly():
     """TorchScript's profiling and optimised runs round differently: a run's numbers would depend on what
     ran before it. graphrepro switches TorchScript off, and refuses to build hyperbolic models with it on."""

@@ -36,6 +36,7 @@ def test_rerun_matches_exactly(one_record):
     assert result["metric"].startswith(("val_", "test_")) and result["problem"] == ""
 
 
+@pytest.mark.slow
 def test_tampered_record_fails_naming_metric_values_and_digest(one_record, capsys):
     record = json.loads(one_record.read_text())
     recorded = record["metrics"]["test_roc"]
@@ -49,6 +50,7 @@ def test_tampered_record_fails_naming_metric_values_and_digest(one_record, capsy
     assert main(["verify", record["key"]]) == 1  # a named record
 
 
+@pytest.mark.slow
 def test_thread_count_in_the_record_cannot_loosen_the_check(one_record):
     """The issue's reproduction: a metric moved by 0.005 and ``threads`` set to 2 (digest even re-forged)."""
     record = json.loads(one_record.read_text())
@@ -60,6 +62,7 @@ def test_thread_count_in_the_record_cannot_loosen_the_check(one_record):
     assert result["mode"] == "exact" and not result["ok"] and "test_roc: recorded" in result["problem"]
 
 
+@pytest.mark.slow
 def test_other_environment_uses_the_stated_tolerance(one_record):
     record = json.loads(one_record.read_text())
     record["packages"]["torch"] = "0.0.0"
@@ -139,6 +142,7 @@ def _drill_config(slug: str, monkeypatch) -> tuple[str, dict]:
 
 
 @pytest.mark.parametrize("slug", [p.slug for p in pages.chapter_pages()])
+@pytest.mark.slow
 def test_a_hand_edited_record_of_each_chapter_is_flagged(slug, isolated_store, monkeypatch, capsys):
     """Each chapter's experiment: its record re-runs exactly; edited by hand, ``verify --digests`` flags it
     without re-training and ``verify`` flags it with the re-run's difference; an intact store passes."""
