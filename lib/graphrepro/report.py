@@ -13,8 +13,7 @@ import seaborn as sns
 from IPython.display import HTML
 
 from graphrepro import pages
-
-REPRODUCED = "reproduced"
+from graphrepro.verdicts import Cell, Claim, cell_is_judged, claim_is_decided, judge_claim
 
 
 def set_style() -> None:
@@ -128,24 +127,12 @@ def fmt(mean: float, std: float) -> str:
     return "–" if math.isnan(mean) else f"{mean:.1f} ± {std:.1f}"
 
 
-def verdict(ours: float, paper: float, tolerance: float, runs: int = 0) -> str:
-    """'reproduced' when |ours - paper| ≤ tolerance (in points), else the signed gap; ``runs`` tells a
-    missing number (not run) from runs that all diverged before their first evaluation."""
-    if math.isnan(ours):
-        return "diverged" if runs else "not run"
-    if math.isnan(paper):
-        return "no paper number"
-    gap = ours - paper
-    return REPRODUCED if abs(gap) <= tolerance else f"differs by {gap:+.1f}"
-
-
 def claim_row(chapter: str, claim: str, holds: bool | None, evidence: str,
               budget: tuple[int, int] | None = None) -> dict[str, str]:
     """One row of a verdict table: the claim, whether our records support it, and the numbers behind it; with
     ``budget`` (epochs run, the paper's epochs) shorter than the paper's, 'not decided' and what it leans to."""
-    word = "not run" if holds is None else ("holds" if holds else "does not hold")
-    if holds is not None and budget is not None and budget[0] < budget[1]:
-        word = f"not decided ({budget[0]} of {budget[1]} epochs)"
+    word = judge_claim(holds, budget)
+    if word.startswith(Claim.NOT_DECIDED):
         evidence = f"{evidence}; at {budget[0]} epochs it would {'hold' if holds else 'not hold'}"
     return {"chapter": chapter, "claim": claim, "verdict": word, "evidence": evidence, "where": anchor(chapter, "verdicts")}
 
@@ -165,9 +152,9 @@ def cell_rows(chapter: str, long: pd.DataFrame, label: Callable[[pd.Series], str
     cell's with the reason its ``ours`` gives), and where; rows without a paper number are left out."""
     rows = []
     for _, r in long.iterrows():
-        if r["paper"] == "–" or r["verdict"] == "no paper number":
+        if r["paper"] == "–" or r["verdict"] == Cell.NO_PAPER_NUMBER:
             continue
-        reason = r["verdict"] == "unavailable" and str(r["ours"]).startswith("unavailable: ")
+        reason = r["verdict"] == Cell.UNAVAILABLE and str(r["ours"]).startswith("unavailable: ")
         rows.append({"chapter": chapter, "cell": label(r), "paper": r["paper"], "ours": "–" if reason else r["ours"],
                      "runs": int(r[runs]), "tolerance": tolerance, "verdict": r["ours"] if reason else r["verdict"],
                      "where": anchor(chapter, section)})
@@ -208,7 +195,7 @@ def headlines_figure(rows: pd.DataFrame) -> plt.Figure:
 
 def cell_verdict(word: str) -> str:
     """A cell's verdict in the book's words: reproduced, not reproduced (by how much), unavailable (why), not run."""
-    return f"not reproduced ({word})" if word.startswith("differs") else word
+    return f"not reproduced ({word})" if word.startswith(Cell.DIFFERS) else word
 
 
 def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
@@ -217,13 +204,13 @@ def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for chapter in dict.fromkeys(list(cells.chapter) + list(claims.chapter)):
         mine, said = cells[cells.chapter == chapter], claims[claims.chapter == chapter]
-        judged = mine[(mine.verdict == REPRODUCED) | mine.verdict.str.startswith("differs")]
-        decided = said[said.verdict.isin(["holds", "does not hold"])]
-        good = int((judged.verdict == REPRODUCED).sum()) + int((decided.verdict == "holds").sum())
-        total = len(judged) + len(decided)
-        word = "not run" if not total else REPRODUCED if good == total else "partly" if good else "not reproduced"
-        rows.append({"chapter": chapter, "paper numbers reproduced": f"{int((judged.verdict == REPRODUCED).sum())} of {len(judged)}",
-                     "claims that hold": f"{int((decided.verdict == 'holds').sum())} of {len(decided)}",
+        judged = mine[mine.verdict.map(cell_is_judged).astype(bool)] if len(mine) else mine
+        decided = said[said.verdict.map(claim_is_decided).astype(bool)] if len(said) else said
+        reproduced, hold = int((judged.verdict == Cell.REPRODUCED).sum()), int((decided.verdict == Claim.HOLDS).sum())
+        good, total = reproduced + hold, len(judged) + len(decided)
+        word = Cell.NOT_RUN if not total else Cell.REPRODUCED if good == total else "partly" if good else "not reproduced"
+        rows.append({"chapter": chapter, "paper numbers reproduced": f"{reproduced} of {len(judged)}",
+                     "claims that hold": f"{hold} of {len(decided)}",
                      "not run, unavailable or not decided": str(len(mine) - len(judged) + len(said) - len(decided)), "overall": word})
     return pd.DataFrame(rows).set_index("chapter")
 
@@ -252,7 +239,7 @@ def claims_table(claims: pd.DataFrame) -> HTML:
     """Every chapter's claims with their colour-coded verdicts and evidence, grouped by chapter; each claim
     links to the chapter's verdict table."""
     def row(r: pd.Series) -> str:
-        word = {"holds": REPRODUCED, "does not hold": "differs"}.get(r["verdict"], "none")
+        word = {Claim.HOLDS: Cell.REPRODUCED, Claim.DOES_NOT_HOLD: Cell.DIFFERS}.get(r["verdict"], "none")
         return (f'<th>{_link(r, r["claim"])}</th><td class="{verdict_class(word)}"><span class="verdict">'
                 f'{escape(r["verdict"])}</span></td><td>{_keep(r["evidence"])}</td>')
 
@@ -284,9 +271,9 @@ def paper_table(paper: dict[str, dict[str, tuple[float, float]]], columns: list[
 
 def verdict_class(word: str) -> str:
     """The CSS class that colours a verdict: reproduced, differs, or neither (no number to compare)."""
-    if word == REPRODUCED:
+    if word == Cell.REPRODUCED:
         return "verdict-reproduced"
-    return "verdict-differs" if word.startswith("differs") else "verdict-none"
+    return "verdict-differs" if word.startswith(Cell.DIFFERS) else "verdict-none"
 
 
 def _keep(text: str) -> str:

@@ -12,6 +12,7 @@ from graphrepro.chapters.gmnn_fair_eval.configs import available, recorded_runs
 from graphrepro.chapters.gmnn_fair_eval.paper import CHAPTER
 from graphrepro.chapters.gmnn_fair_eval.tables import _seed_scores, flip_counts, fold_scores, significance, table
 from graphrepro.report import claim_row
+from graphrepro.verdicts import Cell
 
 
 def finding_numbers(tables: list[pd.DataFrame], tested: pd.DataFrame, runs: pd.DataFrame, public: pd.DataFrame,
@@ -19,8 +20,8 @@ def finding_numbers(tables: list[pd.DataFrame], tested: pd.DataFrame, runs: pd.D
     """The numbers the findings quote, as glue keys and text: from the paper-vs-ours tables (``table``) and
     the significance tests (``significance``) the page shows, and the runs behind them."""
     long = pd.concat(tables, ignore_index=True)
-    judged = long[~long.verdict.isin(["unavailable", "not run"])]
-    missed = judged[judged.verdict != report.REPRODUCED]
+    judged = long[~long.verdict.isin([Cell.UNAVAILABLE, Cell.NOT_RUN])]
+    missed = judged[judged.verdict != Cell.REPRODUCED]
     spreads = []
     seeds, folds = _seed_scores(public), fold_scores(runs)
     for dataset in available(params):
@@ -34,8 +35,8 @@ def finding_numbers(tables: list[pd.DataFrame], tested: pd.DataFrame, runs: pd.D
     tested = tested.dropna(subset=["p"])
     differ = tested[(tested.p < 0.05) != tested.paper.isin(["*", "**", "***"])]
     return {
-        "gmnn_fair_eval_reproduced": f"{int((judged.verdict == report.REPRODUCED).sum())} of {len(judged)}",
-        "gmnn_fair_eval_unrun": str(int((long.verdict == "not run").sum())),
+        "gmnn_fair_eval_reproduced": f"{int((judged.verdict == Cell.REPRODUCED).sum())} of {len(judged)}",
+        "gmnn_fair_eval_unrun": str(int((long.verdict == Cell.NOT_RUN).sum())),
         "gmnn_fair_eval_missed": "; ".join(f"{r.dataset}, {r.kind.replace('_', ' ')}, {r.model}: ours {r.ours}, paper {r.paper}"
                                 for r in missed.itertuples()) or "none",
         "gmnn_fair_eval_spread": "; ".join(spreads) or "not run yet",

@@ -11,8 +11,16 @@ from typing import Any
 import pandas as pd
 
 from graphrepro import catalog, progress, search, store
-from graphrepro.chapters.gmnn_fair_eval.paper import (CHAPTER, EPS, GMNN_TAU, PUBLIC_PRETRAIN, PUBLIC_SETTING, ROWS,
-    SEARCH_SEED, SPACE)
+from graphrepro.chapters.gmnn_fair_eval.paper import (
+    CHAPTER,
+    EPS,
+    GMNN_TAU,
+    PUBLIC_PRETRAIN,
+    PUBLIC_SETTING,
+    ROWS,
+    SEARCH_SEED,
+    SPACE,
+)
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import fair_eval
 from graphrepro.grid import default_workers, fan_out, run_grid

@@ -9,10 +9,19 @@ import numpy as np
 import pandas as pd
 
 from graphrepro.chapters.gmnn_fair_eval.configs import _table, available, chapter_records
-from graphrepro.chapters.gmnn_fair_eval.paper import (ALL_DATASETS, PAIRS, PAPER, PAPER_STARS, PUBLIC_PAPER, ROWS,
-    SEARCH_SEED, UNAVAILABLE)
+from graphrepro.chapters.gmnn_fair_eval.paper import (
+    ALL_DATASETS,
+    PAIRS,
+    PAPER,
+    PAPER_STARS,
+    PUBLIC_PAPER,
+    ROWS,
+    SEARCH_SEED,
+    UNAVAILABLE,
+)
 from graphrepro.experiments import fair_eval
-from graphrepro.report import fmt, verdict
+from graphrepro.report import fmt
+from graphrepro.verdicts import Cell, judge_cell
 
 
 def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -77,7 +86,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFram
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
                 rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
                              "ours": f"unavailable: {missing}" if missing else fmt(ours, std), "folds": len(cell),
-                             "verdict": "unavailable" if missing else verdict(ours, paper[0], params["tolerance"], len(cell)),
+                             "verdict": Cell.UNAVAILABLE if missing else judge_cell(ours, paper[0], params["tolerance"], len(cell)),
                              "paper_mean": paper[0], "mean": ours, "std": std})
     return pd.DataFrame(rows)
 
@@ -108,7 +117,7 @@ def significance_display(sig: pd.DataFrame) -> pd.DataFrame:
     """The significance table as the page shows it: one line of words per comparison, ours and the paper's stars."""
     if not len(sig):
         return pd.DataFrame(columns=["ours", "paper"])
-    words = sig.apply(lambda r: "not run" if math.isnan(r["gain (points)"]) else
+    words = sig.apply(lambda r: Cell.NOT_RUN if math.isnan(r["gain (points)"]) else
                       f"{r['gain (points)']:+.2f} points over {r.folds} folds, p = {r.p:.3g} {r.ours}", axis=1)
     index = sig.dataset + ", " + sig.kind.str.replace("_", " ") + ": " + sig.comparison
     return pd.DataFrame({"ours": words.values, "paper": sig.paper.replace("", "n.s.").values}, index=pd.Index(index, name="GMNN over its base"))

@@ -12,6 +12,7 @@ from graphrepro.chapters.han_vs_gat.configs import available, config, recorded_r
 from graphrepro.chapters.han_vs_gat.paper import CHAPTER, FREEBASE, LABELS
 from graphrepro.chapters.han_vs_gat.tables import _means, ablation_gains, main_table, metapath_table
 from graphrepro.report import claim_row
+from graphrepro.verdicts import Cell
 
 
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
@@ -81,7 +82,7 @@ def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[
 
 def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text."""
-    judged = long[~long.verdict.isin(["unavailable", "not run", "no paper number"])]
+    judged = long[~long.verdict.isin([Cell.UNAVAILABLE, Cell.NOT_RUN, Cell.NO_PAPER_NUMBER])]
     spreads = []
     for dataset in available(params):
         means = [_means(runs, [config(params, dataset, "GAT", s, feats_type=f) for s in range(params["ablation_seeds"])])[0]
@@ -90,7 +91,7 @@ def finding_numbers(long: pd.DataFrame, runs: pd.DataFrame, params: dict[str, An
             spreads.append(f"{dataset} {min(means):.1f}–{max(means):.1f}")
     return {
         "han_vs_gat_reproduced": f"{int((judged.verdict == 'reproduced').sum())} of {len(judged)}",
-        "han_vs_gat_unrun": str(int((long.verdict == "not run").sum())),
+        "han_vs_gat_unrun": str(int((long.verdict == Cell.NOT_RUN).sum())),
         "han_vs_gat_feature_spread": "; ".join(spreads) or "not run yet",
         "han_vs_gat_ablation_gains": "; ".join(
             f"{name.removeprefix('without ')}: " + ", ".join(f"{d} {g:+.1f}" for d, g in gains.items() if not math.isnan(g))

@@ -11,7 +11,8 @@ from graphrepro.chapters.han_vs_gat.configs import _subset, available, config, s
 from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, LABELS, MAIN_MODELS, PAPER
 from graphrepro.experiments import hgb
 from graphrepro.metrics import METRICS
-from graphrepro.report import fmt, mean_std, verdict
+from graphrepro.report import fmt, mean_std
+from graphrepro.verdicts import Cell, judge_cell
 
 
 def _cell(runs: pd.DataFrame, metric: str) -> tuple[float, float, int]:
@@ -32,8 +33,8 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             rows.append({
                 "model": LABELS[model], "dataset": dataset,
                 "paper": f"{fmt(pma, psa)} / {fmt(pmi, psi)}",
-                "ours": "unavailable" if unavailable else f"{fmt(ma, sa)} / {fmt(mi, si)}{reduced}",
-                "verdict": "unavailable" if unavailable else verdict(mi, pmi, params["tolerance"], len(cell)),
+                "ours": Cell.UNAVAILABLE if unavailable else f"{fmt(ma, sa)} / {fmt(mi, si)}{reduced}",
+                "verdict": Cell.UNAVAILABLE if unavailable else judge_cell(mi, pmi, params["tolerance"], len(cell)),
                 "seeds": n, "paper_macro": pma, "paper_micro": pmi, "macro": ma, "macro_std": sa, "micro": mi, "micro_std": si,
             })
     return pd.DataFrame(rows)

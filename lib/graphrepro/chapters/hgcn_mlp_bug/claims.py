@@ -12,6 +12,7 @@ from graphrepro.chapters.hgcn_mlp_bug.configs import recorded_runs
 from graphrepro.chapters.hgcn_mlp_bug.paper import CHAPTER, SOLVED, TASK_LABELS, TREE_MODELS
 from graphrepro.chapters.hgcn_mlp_bug.tables import _mean, nc_split_table, table1, tree_curve, tree_table
 from graphrepro.report import claim_row
+from graphrepro.verdicts import Cell
 
 
 def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
@@ -103,6 +104,6 @@ def finding_numbers(long: pd.DataFrame) -> list[dict[str, str]]:
     for key, (model, task) in wanted.items():
         match = long[(long.model == model) & (long.task == task)]
         known = len(match) and match.ours_mean.notna().iloc[0]
-        rows.append({"key": key, "value": match.ours.iloc[0] if known else "not run"})
-        rows.append({"key": f"{key}_readme", "value": match["README settings"].iloc[0] if len(match) else "not run"})
+        rows.append({"key": key, "value": match.ours.iloc[0] if known else Cell.NOT_RUN})
+        rows.append({"key": f"{key}_readme", "value": match["README settings"].iloc[0] if len(match) else Cell.NOT_RUN})
     return rows

@@ -9,8 +9,15 @@ import pandas as pd
 
 from graphrepro import catalog
 from graphrepro.chapters.hgcn_mlp_bug import tuning
-from graphrepro.chapters.hgcn_mlp_bug.paper import (CHAPTER, NC_MODELS, NC_VARIANTS, ROWS, SEARCH_SEED,
-    TASK_SETTINGS, TREE_MODELS)
+from graphrepro.chapters.hgcn_mlp_bug.paper import (
+    CHAPTER,
+    NC_MODELS,
+    NC_VARIANTS,
+    ROWS,
+    SEARCH_SEED,
+    TASK_SETTINGS,
+    TREE_MODELS,
+)
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid

@@ -8,11 +8,12 @@ import pandas as pd
 import seaborn as sns
 
 from graphrepro.chapters.hgcn_mlp_bug.paper import SOLVED
+from graphrepro.verdicts import Cell
 
 
 def table1_figure(long: pd.DataFrame) -> plt.Figure:
     """Ours, tuned and with the README settings (mean ± std over seeds), against the paper's numbers, per task."""
-    long = long[long.verdict != "unavailable"]
+    long = long[long.verdict != Cell.UNAVAILABLE]
     tasks = list(long.task.unique())
     height = 0.26 * long.model.nunique() + 1.2
     # one panel per row: the figure is narrow enough that a phone shows its labels at a legible size

@@ -13,14 +13,25 @@ import torch
 from graphrepro import geometry, report
 from graphrepro.chapters.hgcn_mlp_bug import tuning
 from graphrepro.chapters.hgcn_mlp_bug.configs import nc_variant_configs, table1_bases, tree_bases, unavailable
-from graphrepro.chapters.hgcn_mlp_bug.paper import (METRIC, NC_MODELS, NC_VARIANTS, PAPER, PAPER_DELTA, PAPER_TREE,
-    ROWS, TASK_LABELS, TREE_MODELS, TRIPOD_CURVATURES)
+from graphrepro.chapters.hgcn_mlp_bug.paper import (
+    METRIC,
+    NC_MODELS,
+    NC_VARIANTS,
+    PAPER,
+    PAPER_DELTA,
+    PAPER_TREE,
+    ROWS,
+    TASK_LABELS,
+    TREE_MODELS,
+    TRIPOD_CURVATURES,
+)
 from graphrepro.data.hgcn import raw_graph, read_disease
 from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.data.synthetic import tree_graph
 from graphrepro.experiments import hgcn
 from graphrepro.metrics import METRICS
-from graphrepro.report import fmt, mean_std, verdict
+from graphrepro.report import fmt, mean_std
+from graphrepro.verdicts import Cell, judge_cell
 
 
 def _cell(runs: pd.DataFrame, task: str) -> tuple[float, float, int, int]:
@@ -41,7 +52,7 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         if missing:  # one row says why the whole column is empty
             rows.append({"model": "every model", "task": TASK_LABELS[task], "paper": "see above",
                          "ours": f"unavailable: {missing}", "README settings": "–", "chosen setting": "–",
-                         "seeds": 0, "verdict": "unavailable", "paper_mean": math.nan, "ours_mean": math.nan,
+                         "seeds": 0, "verdict": Cell.UNAVAILABLE, "paper_mean": math.nan, "ours_mean": math.nan,
                          "ours_std": math.nan, "readme_mean": math.nan, "readme_std": math.nan})
             continue
         for model, variant in ROWS:
@@ -57,7 +68,7 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 "README settings": fmt(plain, plain_std),
                 "chosen setting": setting,
                 "seeds": n,
-                "verdict": verdict(ours, paper, params["tolerance"], records),
+                "verdict": judge_cell(ours, paper, params["tolerance"], records),
                 "paper_mean": paper,
                 "ours_mean": ours,
                 "ours_std": ours_std,
@@ -70,9 +81,9 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def table1_compact(long: pd.DataFrame) -> report.HTML:
     """Table 1 at a glance: models down, tasks across, paper | ours (tuned) | verdict in each cell; a task
     whose data cannot be had is named in the caption instead of filling a column."""
-    missing = long[long.verdict == "unavailable"]
+    missing = long[long.verdict == Cell.UNAVAILABLE]
     caption = "; ".join(f"{r.task}: {r.ours}" for r in missing.itertuples())
-    return report.verdict_grid(long[long.verdict != "unavailable"], "model", "task", caption)
+    return report.verdict_grid(long[long.verdict != Cell.UNAVAILABLE], "model", "task", caption)
 
 
 def table1_display(long: pd.DataFrame) -> pd.DataFrame:
@@ -141,7 +152,7 @@ def tree_table(curve: pd.DataFrame, tolerance: float) -> pd.DataFrame:
         paper = PAPER_TREE[model]
         rows.append({
             "model": "HyboNet (paper) / HGCN (ours)" if model == "HGCN" else model,
-            "paper": fmt(*paper), "ours (tuned)": fmt(ours, std), "verdict": verdict(ours, paper[0], tolerance),
+            "paper": fmt(*paper), "ours (tuned)": fmt(ours, std), "verdict": judge_cell(ours, paper[0], tolerance),
             "ours (README settings)": fmt(plain, plain_std), "chosen setting": setting,
         })
     return pd.DataFrame(rows).set_index("model")

@@ -13,8 +13,15 @@ import numpy as np
 import pandas as pd
 
 from graphrepro import catalog, pages, precision, store
-from graphrepro.chapters.lrgb_head.paper import (CHAPTER, FIDELITY_SEEDS, FIRST_FULL, GPS_STAGES, HEAD_STAGES,
-    LONG_PAIR, STAGES)
+from graphrepro.chapters.lrgb_head.paper import (
+    CHAPTER,
+    FIDELITY_SEEDS,
+    FIRST_FULL,
+    GPS_STAGES,
+    HEAD_STAGES,
+    LONG_PAIR,
+    STAGES,
+)
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import lrgb
 from graphrepro.grid import run_grid

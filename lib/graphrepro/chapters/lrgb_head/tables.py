@@ -11,14 +11,33 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from graphrepro import precision, store
-from graphrepro.chapters.lrgb_head.configs import (_subset, available, config, fidelity_check, full_params, key,
-    paper_epochs, stage_of)
-from graphrepro.chapters.lrgb_head.paper import (BUDGET, CHAPTER, FIDELITY_SEEDS, GPS_STAGES, HEAD_STAGES,
-    LRGB_PARAMETERS, PAPER, PAPER_STATS, STAGES, UNAVAILABLE)
+from graphrepro.chapters.lrgb_head.configs import (
+    _subset,
+    available,
+    config,
+    fidelity_check,
+    full_params,
+    key,
+    paper_epochs,
+    stage_of,
+)
+from graphrepro.chapters.lrgb_head.paper import (
+    BUDGET,
+    CHAPTER,
+    FIDELITY_SEEDS,
+    GPS_STAGES,
+    HEAD_STAGES,
+    LRGB_PARAMETERS,
+    PAPER,
+    PAPER_STATS,
+    STAGES,
+    UNAVAILABLE,
+)
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
-from graphrepro.report import fmt, mean_std, verdict
+from graphrepro.report import fmt, mean_std
+from graphrepro.verdicts import Cell, judge_cell
 
 
 def _cell(runs: pd.DataFrame, params: dict[str, Any], model: str, stage: str) -> tuple[float, float, int]:
@@ -101,7 +120,7 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         mean, std, n = _cell(runs, params, model, stage)
         rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
                      "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
-                     "verdict": "unavailable" if not available() else verdict(mean, pm, params["tolerance"], n),
+                     "verdict": Cell.UNAVAILABLE if not available() else judge_cell(mean, pm, params["tolerance"], n),
                      "seeds": n, "paper_mean": pm, "mean": mean, "std": std})
     return pd.DataFrame(rows)
 

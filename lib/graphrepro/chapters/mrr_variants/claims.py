@@ -10,10 +10,18 @@ import pandas as pd
 from graphrepro import pages, report
 from graphrepro.chapters.mrr_variants.configs import recorded_runs
 from graphrepro.chapters.mrr_variants.paper import CHAPTER, PAPER_PCQM, PAPER_SHIFT_ROW
-from graphrepro.chapters.mrr_variants.tables import (kg_crosscheck, kg_frame, orders, shift_table, size_correlations,
-    variant_frame, worked_example)
+from graphrepro.chapters.mrr_variants.tables import (
+    kg_crosscheck,
+    kg_frame,
+    orders,
+    shift_table,
+    size_correlations,
+    variant_frame,
+    worked_example,
+)
 from graphrepro.metrics import ranking
 from graphrepro.report import claim_row
+from graphrepro.verdicts import Cell
 
 
 def finding_numbers(frame: pd.DataFrame, ties: pd.DataFrame, kgs: pd.DataFrame) -> dict[str, str]:
@@ -45,8 +53,8 @@ def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> lis
     example = worked_example()
     rows = [{"chapter": CHAPTER, "cell": f"worked example, {variant}", "paper": f"{r['MRR (note)']:.3f}",
              "ours": f"{r['MRR (ours)']:.3f}", "runs": 0, "tolerance": 0.0005,
-             "verdict": report.REPRODUCED if abs(r["MRR (ours)"] - r["MRR (note)"]) <= 0.0005 else
-             f"differs by {r['MRR (ours)'] - r['MRR (note)']:+.3f}", "where": report.anchor(CHAPTER, "worked-example")}
+             "verdict": Cell.REPRODUCED if abs(r["MRR (ours)"] - r["MRR (note)"]) <= 0.0005 else
+             f"{Cell.DIFFERS} by {r['MRR (ours)'] - r['MRR (note)']:+.3f}", "where": report.anchor(CHAPTER, "worked-example")}
             for variant, r in example.iterrows()]
     raw, extended = PAPER_PCQM["raw"], PAPER_PCQM["extended"]
     return rows + [{"chapter": CHAPTER, "cell": "PCQM-Contact, GPS: raw → extended-filtered MRR",

@@ -12,8 +12,19 @@ from scipy.stats import spearmanr
 
 from graphrepro import store
 from graphrepro.chapters.mrr_variants.configs import kg_configs
-from graphrepro.chapters.mrr_variants.paper import (CHAPTER, EXAMPLE_PAPER, EXAMPLE_SCORES, EXAMPLE_TRUE, KG_GROUPS,
-    KG_LABELS, KG_METRICS, KG_SHORT, PAPER_PCQM, PAPER_SHIFT_ROW, VARIANT_LABELS)
+from graphrepro.chapters.mrr_variants.paper import (
+    CHAPTER,
+    EXAMPLE_PAPER,
+    EXAMPLE_SCORES,
+    EXAMPLE_TRUE,
+    KG_GROUPS,
+    KG_LABELS,
+    KG_METRICS,
+    KG_SHORT,
+    PAPER_PCQM,
+    PAPER_SHIFT_ROW,
+    VARIANT_LABELS,
+)
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
 from graphrepro.report import fmt, mean_std
