@@ -25,17 +25,20 @@ def experiment(name: str) -> Experiment:
     return known[name]
 
 
-def is_current(record: dict[str, Any]) -> bool:
-    """True when the record's experiment still exists at the record's version."""
-    found = experiments().get(record["experiment"])
+def is_current(record: dict[str, Any], known: dict[str, Experiment] | None = None) -> bool:
+    """True when the record's experiment (among ``known``, by default the manifest's) still exists at the
+    record's version."""
+    found = (experiments() if known is None else known).get(record["experiment"])
     return found is not None and found.version == record["version"]
 
 
 def stale(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Records made by an older version of their experiment (ignored by ``load``)."""
-    return [r for r in store.records(chapter, root) if not is_current(r)]
+    known = experiments()
+    return [r for r in store.records(chapter, root) if not is_current(r, known)]
 
 
 def load(chapter: str, root: Path | None = None) -> pd.DataFrame:
     """The chapter's current records as one DataFrame (stale records left out)."""
-    return store.to_frame([r for r in store.records(chapter, root) if is_current(r)])
+    known = experiments()
+    return store.to_frame([r for r in store.records(chapter, root) if is_current(r, known)])

@@ -26,11 +26,11 @@ def build_environment() -> pd.DataFrame:
 
 def record_counts() -> pd.DataFrame:
     """Per chapter: records committed to git, records made here and not committed, and stale records."""
-    rows = []
+    rows, known = [], catalog.experiments()
     for page in pages.chapter_pages():
         recs = store.records(page.slug)
         committed = store.committed_keys(page.slug) or set()
-        current = [r for r in recs if catalog.is_current(r)]
+        current = [r for r in recs if catalog.is_current(r, known)]
         rows.append({
             "chapter": page.slug,
             "committed": sum(r["key"] in committed for r in current),
@@ -43,10 +43,10 @@ def record_counts() -> pd.DataFrame:
 def run_environments() -> pd.DataFrame:
     """Distinct (chapter, device, hardware, CPU, packages, commit) among the current records, with counts:
     one block of rows per environment (a column each would not fit a phone once every chapter has records)."""
-    rows = []
+    rows, known = [], catalog.experiments()
     for page in pages.chapter_pages():
         for r in store.records(page.slug):
-            if catalog.is_current(r):
+            if catalog.is_current(r, known):
                 packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
                 rows.append({
                     "chapter": page.slug, "device": r.get("device"), "hardware": r.get("hardware"),

@@ -162,9 +162,9 @@ def chapter_slugs(chapter: str | None = None) -> list[str]:
 def candidate_records(chapter: str | None = None, local: bool = False) -> list[dict[str, Any]]:
     """The records ``verify --sample`` draws from: current, committed records of the standard profile's
     runs; with ``local``, every current record in the store."""
-    picked = []
+    picked, known = [], catalog.experiments()
     for slug in chapter_slugs(chapter):
-        recs = [r for r in store.records(slug) if catalog.is_current(r)]
+        recs = [r for r in store.records(slug) if catalog.is_current(r, known)]
         if not local:
             committed = store.committed_keys(slug) or set()
             standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
