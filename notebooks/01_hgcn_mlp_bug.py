@@ -55,12 +55,7 @@ from graphrepro.chapters.hgcn_mlp_bug import claims, configs, figures, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = pages.resolve(
-    "hgcn-mlp-bug", profile, device=device, precision=precision, seeds=seeds, max_epochs=max_epochs, tasks=tasks, tolerance=tolerance,
-    gammas=gammas, delta_samples=delta_samples, ricci_edges=ricci_edges, search_layers=search_layers,
-    search_act=search_act, search_dropout=search_dropout, search_weight_decay=search_weight_decay,
-    search_curvature=search_curvature,
-)
+params = pages.notebook_params("hgcn-mlp-bug", globals())
 glue("profile", profile, display=False)
 glue("seeds", params["seeds"], display=False)
 glue("tolerance", f"{params['tolerance']:g}", display=False)
@@ -289,10 +284,10 @@ glue("tripod_gap", f"{abs(tripod['geoopt'] - tripod['closed form']).max():.1e}",
 
 # %% tags=["hide-input"]
 all_runs = pd.concat([runs, nc_runs, tree_runs]).drop_duplicates("key")
-verdicts = claims.claim_verdicts(profile, all_runs, params)
-for row in claims.finding_numbers(long):
+found = tables.Tables(params, all_runs, main=long, nc=nc_table, curve=curve)
+for row in claims.finding_numbers(found.main):
     glue(row["key"], row["value"], display=False)
-report.verdict_table(verdicts)
+report.verdict_table("hgcn-mlp-bug", claims.claims(found))
 
 # %% [markdown]
 # ## Findings

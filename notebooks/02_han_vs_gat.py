@@ -50,11 +50,7 @@ from graphrepro.chapters.han_vs_gat import claims, configs, figures, paper, tabl
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = pages.resolve(
-    "han-vs-gat", profile, device=device, precision=precision, datasets=datasets, seeds=seeds, ablation_seeds=ablation_seeds,
-    max_epochs=max_epochs, width=width, metapath_neighbours=metapath_neighbours,
-    metapath_edge_limit=metapath_edge_limit, tolerance=tolerance,
-)
+params = pages.notebook_params("han-vs-gat", globals())
 glue("han_vs_gat_tolerance", f"{params['tolerance']:g}", display=False)
 display(report.profile_banner("han-vs-gat", params))
 display(report.run_this_chapter("han-vs-gat", params, *configs.chapter_records(params)))
@@ -178,9 +174,10 @@ cost.set_index("model")
 
 # %% tags=["hide-input"]
 everything = pd.concat([main_runs, metapath_runs, feature_runs, ablation_runs]).drop_duplicates("key")
-for name, value in claims.finding_numbers(long, everything, params).items():
+found = tables.Tables(params, everything, main=long)
+for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table(claims.claim_verdicts(profile, everything, params))
+report.verdict_table("han-vs-gat", claims.claims(found))
 
 # %% [markdown]
 # ## Findings

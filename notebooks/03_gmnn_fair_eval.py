@@ -54,11 +54,7 @@ from graphrepro.chapters.gmnn_fair_eval import claims, configs, figures, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = pages.resolve(
-    "gmnn-fair-eval", profile, device=device, precision=precision, datasets=datasets, kinds=kinds, folds=folds, trials=trials,
-    generation=generation, runs=runs, max_epochs=max_epochs, patience=patience, gmnn_loops=gmnn_loops,
-    gmnn_epochs=gmnn_epochs, public_seeds=public_seeds, tolerance=tolerance,
-)
+params = pages.notebook_params("gmnn-fair-eval", globals())
 glue("gmnn_fair_eval_tolerance", f"{params['tolerance']:g}", display=False)
 glue("gmnn_fair_eval_trials", params["trials"], display=False)
 glue("gmnn_fair_eval_runs", params["runs"], display=False)
@@ -177,9 +173,10 @@ tables.cost_table(params)
 # Each claim is decided from the records above.
 
 # %% tags=["hide-input"]
-for name, value in claims.finding_numbers([sparse, dense], tested, assessment, public, params).items():
+found = tables.Tables(params, assessment, sparse=sparse.drop(columns="column"), dense=dense, tested=tested, public=public)
+for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table(claims.claim_verdicts(profile, assessment, params))
+report.verdict_table("gmnn-fair-eval", claims.claims(found))
 
 # %% [markdown]
 # ## Findings

@@ -52,10 +52,7 @@ from graphrepro.data.registry import dataset_status
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = pages.resolve(
-    "lrgb-head", profile, device=device, precision=precision, models=models, gps=gps, seeds=seeds, epochs=epochs, long_epochs=long_epochs,
-    train_graphs=train_graphs, eval_graphs=eval_graphs, tolerance=tolerance,
-)
+params = pages.notebook_params("lrgb-head", globals())
 glue("lrgb_head_tolerance", f"{params['tolerance']:g}", display=False)
 glue("lrgb_head_reductions", configs.reduction_note(params), display=False)
 display(report.profile_banner("lrgb-head", params))
@@ -221,9 +218,10 @@ tables.throughput_table(curve, params, everything)
 # every run it needs has them; on fewer it is *not decided*, with the epochs it had and the way it leans.
 
 # %% tags=["hide-input"]
-for name, value in claims.finding_numbers(long, order, params).items():
+found = tables.Tables(params, everything, main=long, order=order)
+for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table(claims.claim_verdicts(profile, everything, params))
+report.verdict_table("lrgb-head", claims.claims(found))
 
 # %% [markdown]
 # ## Findings

@@ -47,20 +47,16 @@ tolerance = None
 # %% tags=["hide-input"]
 import warnings
 
+import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-import pandas as pd
 from graphrepro import pages, report
 from graphrepro.chapters.mrr_variants import claims, configs, figures, paper, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()
-params = pages.resolve(
-    "mrr-variants", profile, device=device, precision=precision, graphs=graphs, encoders=encoders, seeds=seeds, lp_epochs=lp_epochs, kgs=kgs,
-    kg_models=kg_models, kg_seeds=kg_seeds, kg_epochs=kg_epochs, tucker_epochs=tucker_epochs,
-    large_kg_epochs=large_kg_epochs, negatives_cap=negatives_cap, tucker_on_large=tucker_on_large, tolerance=tolerance,
-)
+params = pages.notebook_params("mrr-variants", globals())
 glue("mrr_variants_tolerance", f"{params['tolerance']:g}", display=False)
 glue("mrr_variants_negatives", configs.negatives_note(params), display=False)
 display(report.profile_banner("mrr-variants", params))
@@ -106,7 +102,8 @@ lp_runs = configs.run(params, "lp")
 frame = tables.variant_frame(lp_runs)
 display(tables.variant_table(frame, params))
 display(report.dashed(tables.shift_table(frame)))  # MRR points: raw, then what filtering and removing self-loops add
-tables.orders(frame)
+orders = tables.orders(frame)
+orders
 
 # %% [markdown]
 # ## Ties
@@ -186,10 +183,10 @@ report.dashed(tables.size_correlations(kgs_frame))
 # MRR point(s).
 
 # %% tags=["hide-input"]
-everything = pd.concat([lp_runs, kg_runs]) if len(kg_runs) else lp_runs
-for name, value in claims.finding_numbers(frame, ties, kgs_frame).items():
+found = tables.Tables(params, pd.concat([lp_runs, kg_runs]) if len(kg_runs) else lp_runs, frame=frame, orders=orders, ties=ties, kgs=kgs_frame)
+for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table(claims.claim_verdicts(profile, everything, params))
+report.verdict_table("mrr-variants", claims.claims(found))
 
 # %% [markdown]
 # ## Findings

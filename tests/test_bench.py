@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from graphrepro import bench, pages
-from graphrepro.models import batched
 from graphrepro.experiments import hgb, kg, linkpred
+from graphrepro.models import batched
 
 
 @pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)

@@ -45,6 +45,21 @@ def test_every_profile_resolves(page):
         assert set(values) == {"profile", *[p.name for p in page.params]}
 
 
+@pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
+def test_a_notebook_resolves_its_parameters_in_one_call(page):
+    """Each parameter is named once in the notebook, in its parameters cell; one call reads them all."""
+    text = page.source.read_text()
+    assert text.count("pages.notebook_params(") == 1 and "pages.resolve(" not in text
+
+
+def test_notebook_params_reads_the_notebooks_names():
+    namespace = {"profile": "smoke", "seeds": 3, "tolerance": None, "pd": object(), "display": print}
+    assert pages.notebook_params("hgcn-mlp-bug", namespace) == pages.resolve("hgcn-mlp-bug", "smoke", seeds=3)
+    with pytest.raises(pages.ParameterError, match="expects int"):
+        pages.notebook_params("hgcn-mlp-bug", {**namespace, "seeds": "3"})
+    assert pages.notebook_params("hgcn-mlp-bug", {})["profile"] == "standard"
+
+
 def test_overrides_are_checked():
     assert pages.resolve("hgcn-mlp-bug", "smoke", seeds=3)["seeds"] == 3
     with pytest.raises(pages.ParameterError, match="expects int"):
@@ -136,7 +151,7 @@ def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
     package, params = pages.chapter_module(page.slug), pages.resolve(page.slug, "smoke")
     assert package.PAGE.slug == page.slug and package.EXPERIMENTS
     wanted = {"configs": ("chapter_keys", "chapter_records", "recorded_runs", "training_plan"),
-              "claims": ("claim_verdicts", "paper_cells", "headline"), "benchmarks": ("bench",)}
+              "tables": ("Tables",), "claims": ("claims", "paper_cells", "headline"), "benchmarks": ("bench",)}
     for part, names in wanted.items():
         module = pages.chapter_module(page.slug, part)
         for name in names:

@@ -9,6 +9,7 @@ from scipy.stats import ttest_rel
 
 from graphrepro import catalog, pages
 from graphrepro.chapters.gmnn_fair_eval import claims, configs, paper, tables
+from graphrepro.verdicts import decisions
 
 
 def test_paper_numbers_are_read_into_their_cells():
@@ -48,11 +49,13 @@ def test_tables_and_verdicts_follow_the_records():
     sig = tables.significance(runs, params).iloc[0]
     expected = ttest_rel([82.3, 83.3], [80.3, 80.3], alternative="greater").pvalue
     assert sig.p == pytest.approx(expected) and sig["gain (points)"] == pytest.approx(2.5)
-    verdicts = {r["claim"]: r["verdict"] for r in claims.claim_verdicts("smoke", runs, params)}
-    assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "holds"
+    verdicts = {d.claim.id: d.words for d in decisions(claims.claims(tables.Tables(params, runs)))}
+    assert verdicts["cora-sparse-balanced-graph-helps"] == "holds"
+    # +2 and +3 points over two folds: t = 5 on 1 degree of freedom, one-sided p = 0.063, not significant
+    assert expected == pytest.approx(0.0628, abs=1e-3) and verdicts["cora-sparse-balanced-gcn-gmnn-gain"] == "does not hold"
     worse = _records(lambda model, gmnn, fold, seed: 0.5 if model == "GCN" else 0.6)
-    verdicts = {r["claim"]: r["verdict"] for r in claims.claim_verdicts("smoke", worse, params)}
-    assert verdicts["cora, sparse_balanced: the graph helps (GCN above MLP)"] == "does not hold"
+    verdicts = {d.claim.id: d.words for d in decisions(claims.claims(tables.Tables(params, worse)))}
+    assert verdicts["cora-sparse-balanced-graph-helps"] == "does not hold"
 
 
 def test_flips_count_the_folds_that_reverse_the_average_order():
@@ -71,8 +74,7 @@ def test_findings_quote_the_records():
     # GCN 80.0 in fold 0 and 86.0 in fold 1 (std 3.0 over folds); GMNN 1 point above it in fold 0, 1 below in fold 1
     runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.80 + 0.06 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
     public = _records(lambda model, gmnn, fold, seed: 0.81 + 0.01 * fold).query("fold == 0").assign(kind="public")
-    built = [tables.table(runs, params, which) for which in ("sparse", "dense")]
-    found = claims.finding_numbers(built, tables.significance(runs, params), runs, public, params)
+    found = claims.finding_numbers(tables.Tables(params, runs, public=public))
     assert params["tolerance"] == 2
     # within 2 points: MLP 58.5 (paper 58.54), GMNN p 82.0 (81.14), GCN+GMNN 83.0 (81.67); GCN 83.0 (80.78) and q 83.0 (80.76) miss
     assert found["gmnn_fair_eval_reproduced"] == "3 of 5"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from fixtures import write_fixture
 from torch_geometric.nn import GATConv, GCNConv
 
 from graphrepro.data import hgb as hgb_data
@@ -13,8 +14,6 @@ from graphrepro.data.registry import DataUnavailable
 from graphrepro.experiments import hgb
 from graphrepro.models.hgb import SimpleHGNConv
 from graphrepro.sparse import attention_sum
-
-from fixtures import write_fixture
 
 TOY = hgb_data.HGBSpec("TOY", ("paper", "author", "term"), nodes=18, edges=24, classes=3)
 
@@ -177,6 +176,7 @@ def test_chapter_two_verdicts_follow_the_records():
 
     from graphrepro import pages
     from graphrepro.chapters.han_vs_gat import claims, configs, tables
+    from graphrepro.verdicts import decisions
 
     params = pages.resolve("han-vs-gat", "smoke", datasets=["IMDB"])
     if configs.available(params) != ["IMDB"]:
@@ -185,20 +185,27 @@ def test_chapter_two_verdicts_follow_the_records():
     rows = [{**c, "key": configs.key(c), "test_micro_f1": micro[c["model"]], "test_macro_f1": 0.5} for c in configs.main_configs(params)]
     rows += [{**c, "key": configs.key(c), "test_micro_f1": 0.70 if c["metapath"] == "MAM" else 0.5, "test_macro_f1": 0.5}
              for c in configs.metapath_configs(params)]
-    verdicts = [r["verdict"] for r in claims.claim_verdicts("smoke", pd.DataFrame(rows), params)]
+    def decided(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+        return {d.claim.id: (d.words, d.evidence) for d in decisions(claims.claims(tables.Tables(params, frame)))}
+
+    verdicts = decided(pd.DataFrame(rows))
     # GAT >= HAN, Simple-HGN >= GAT, and the single meta-path GAT below both: MAM's 70.0 beats HAN's 62.0;
     # the ablation claims wait for their runs
-    assert verdicts == ["holds", "holds", "does not hold", "not run", "not run", "not run"]
+    assert {k: v[0] for k, v in verdicts.items()} == {
+        "imdb-gat-vs-han": "holds", "imdb-simplehgn-vs-gat": "holds", "imdb-metapath-below": "does not hold",
+        "residuals-help": "not run", "l2-norm-helps": "not run", "type-embeddings-slight": "not run"}
     # without residuals 0.1 below the full model, without L2 0.1 above it, without type embeddings 3 below
     ablated = {"residual": 0.659, "l2_norm": 0.661, "type_embedding": 0.63}
     rows += [{**c, "key": configs.key(c), "test_macro_f1": 0.5,
               "test_micro_f1": next(v for flag, v in ablated.items() if flag in c)} for c in configs.ablation_configs(params)]
-    verdicts = claims.claim_verdicts("smoke", pd.DataFrame(rows).drop_duplicates("key"), params)[3:]
-    assert [r["verdict"] for r in verdicts] == ["holds", "does not hold", "does not hold"]  # tolerance 2 < 3 points
-    line = claims.headline(params, pd.DataFrame(rows).drop_duplicates("key"))  # the synthesis page's number
+    found = tables.Tables(params, pd.DataFrame(rows).drop_duplicates("key"))
+    verdicts = decided(found.runs)
+    assert [verdicts[k][0] for k in ("residuals-help", "l2-norm-helps", "type-embeddings-slight")] == [
+        "holds", "does not hold", "does not hold"]  # tolerance 2 < 3 points
+    line = claims.headline(found)  # the synthesis page's number
     assert line["points"] == pytest.approx(65.0 - 70.0) and line["failure"] == "an unfair input"
     assert line["measured"] == "IMDB: GAT's Micro-F1 70.0 on HAN's best single meta-path graph, 65.0 on the whole graph"
-    assert verdicts[0]["evidence"] == "IMDB +0.1 (full model minus ablated, points)"
+    assert verdicts["residuals-help"][1] == "IMDB +0.1 (full model minus ablated, points)"
     long = tables.main_table(pd.DataFrame(rows), params)
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]
     assert gat.micro == pytest.approx(65.0) and gat.verdict == "reproduced"  # paper 64.86

@@ -15,6 +15,7 @@ from graphrepro.chapters.lrgb_head import claims, configs, paper, tables
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models import lrgb as models
+from graphrepro.verdicts import decisions
 
 
 def random_molecules(n: int, seed: int = 0) -> list[Data]:
@@ -272,7 +273,7 @@ def test_findings_quote_the_tables_the_page_shows():
     long = pd.DataFrame([{"model": m, "stage": s, "mean": v} for (m, s), v in means.items()])
     order = pd.DataFrame({"settled": ["yes", "no: a | b", "not decided (8 of 500 epochs); the same order"]},
                          index=pd.Index(["GCN", "GINE", "GatedGCN"], name="model"))
-    found = claims.finding_numbers(long, order, params)
+    found = claims.finding_numbers(tables.Tables(params, pd.DataFrame(), main=long, order=order))
     assert found["lrgb_head_head_gains"] == "GCN +3.5, GINE -1.0"
     assert found["lrgb_head_tuned_gains"] == "GCN +10.0, GINE +16.0"
     assert found["lrgb_head_rwse_gains"] == "GCN +2.0"  # GINE has no run without RWSE
@@ -280,9 +281,9 @@ def test_findings_quote_the_tables_the_page_shows():
     assert found["lrgb_head_gps_head"] == "-0.5"
     assert found["lrgb_head_best_vs_gps"] == "GINE 61.0 against GPS 59.0"
     assert found["lrgb_head_settled"] == "1 of 2 model(s) trained for the papers' epochs"  # GatedGCN's 8 epochs decide nothing
-    short = claims.finding_numbers(long, order.iloc[2:], params)["lrgb_head_settled"]
+    short = claims.finding_numbers(tables.Tables(params, pd.DataFrame(), main=long, order=order.iloc[2:]))["lrgb_head_settled"]
     assert short.startswith("no model: every budget so far is shorter")
-    nothing = claims.finding_numbers(long.iloc[:0], order.iloc[:0], params)
+    nothing = claims.finding_numbers(tables.Tables(params, pd.DataFrame(), main=long.iloc[:0], order=order.iloc[:0]))
     assert set(nothing.values()) == {"not run yet"}
 
 
@@ -347,7 +348,8 @@ def hand_made_runs(params: dict, cells: dict = HAND_MADE_AP) -> pd.DataFrame:
 
 
 def decided(params: dict, runs: pd.DataFrame) -> dict[str, tuple[str, str]]:
-    return {r["claim"].split(" (")[0]: (r["verdict"], r["evidence"]) for r in claims.claim_verdicts("smoke", runs, params)}
+    """Each claim's verdict in words and its evidence, by claim id."""
+    return {d.claim.id: (d.words, d.evidence) for d in decisions(claims.claims(tables.Tables(params, runs)))}
 
 
 def test_the_order_of_the_stages_is_judged_over_the_last_fifth_of_the_papers_budget():
@@ -370,15 +372,14 @@ def test_claims_are_decided_from_the_records_against_the_tolerance():
     runs = hand_made_runs(params)
     verdicts = decided(params, runs)
     # GCN's head gains 2.0 points on the mean of two seeds; GINE's 0.5 is within the tolerance: no improvement
-    assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("holds", "53.0 vs 51.0 (500 epochs)")
-    assert verdicts["GINE: the 2-layer head alone improves on LRGB's linear head by more than 1"][0] == "does not hold"
+    assert verdicts["gcn-head-gain"] == ("holds", "53.0 vs 51.0 (500 epochs)")
+    assert verdicts["gine-head-gain"][0] == "does not hold"
     # tuned GCN 59.5 is within 1 of GPS's 60.0; tuned GINE 58.5 is not
-    assert verdicts["GCN: tuned matches or beats tuned GPS"] == ("holds", "tuned 59.5 vs GPS 60.0 (250 epochs)")
-    assert verdicts["GINE: tuned matches or beats tuned GPS"][0] == "does not hold"
-    assert verdicts["GPS is insensitive to the head: linear and 2-layer heads within 1"] == ("holds", "2-layer 60.0 vs linear 59.2 (250 epochs)")
+    assert verdicts["gcn-tuned-vs-gps"] == ("holds", "tuned 59.5 vs GPS 60.0 (250 epochs)")
+    assert verdicts["gine-tuned-vs-gps"][0] == "does not hold"
+    assert verdicts["gps-head-insensitive"] == ("holds", "2-layer 60.0 vs linear 59.2 (250 epochs)")
     without_linear_gps = runs[~runs.key.isin([configs.key(configs.config(params, "GPS", "tuned, linear head", s)) for s in (0, 1)])]
-    last = claims.claim_verdicts("smoke", without_linear_gps, params)[-1]
-    assert last["verdict"] == "not run"  # a missing cell decides nothing
+    assert decided(params, without_linear_gps)["gps-head-insensitive"][0] == "not run"  # a missing cell decides nothing
 
 
 def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budget_is_recorded():
@@ -386,13 +387,13 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
     short = hand_made_runs(params)
     verdicts = decided(params, short)
     assert {v for v, _ in verdicts.values()} == {"not decided (2 of 500 epochs)", "not decided (2 of 250 epochs)"}
-    assert verdicts["GINE: tuned matches or beats tuned GPS"] == (
+    assert verdicts["gine-tuned-vs-gps"] == (
         "not decided (2 of 250 epochs)", "tuned 58.5 vs GPS 60.0; at 2 epochs it would not hold")
     # GCN's head cells at the papers' 500 epochs (where the head loses) decide that claim, and only that one
     full = hand_made_runs(configs.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.58, 0.6)})
     verdicts = decided(params, pd.concat([short, full]))
-    assert verdicts["GCN: the 2-layer head alone improves on LRGB's linear head by more than 1"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
-    assert verdicts["GCN: tuned matches or beats tuned GPS"][0] == "not decided (2 of 250 epochs)"
+    assert verdicts["gcn-head-gain"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
+    assert verdicts["gcn-tuned-vs-gps"][0] == "not decided (2 of 250 epochs)"
     table = tables.budget_table(pd.concat([short, full]), params)
     assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"

@@ -39,19 +39,21 @@ def test_f1_matches_sklearn(n_classes):
 
 
 def test_rank_metric_specs_agree_with_pykeen():
-    """Direction and range of every spec that points to a pykeen metric are pykeen's."""
+    """Direction, range and results key of every metric that names a pykeen class are pykeen's, and every
+    rank metric names one."""
     from pykeen.metrics import rank_based_metric_resolver
 
-    from graphrepro.metrics import METRICS
+    from graphrepro.metrics import METRICS, RANK_METRICS
 
     pointed = [s for s in METRICS.values() if s.pykeen]
-    assert {"mrr", "mean_rank", "hits_at_10"} <= {s.name for s in pointed}
+    assert {s.name for s in pointed} == set(RANK_METRICS) and {"mrr", "mr", "hits_at_k", "amri", "z_mrr"} <= set(RANK_METRICS)
     for spec in pointed:
-        theirs = rank_based_metric_resolver.make(spec.pykeen)
+        theirs = rank_based_metric_resolver.make(spec.pykeen, k=10) if spec.base == "hits_at_k" else rank_based_metric_resolver.make(spec.pykeen)
         assert spec.higher_is_better == theirs.increasing, spec.name
         low = float("-inf") if theirs.value_range.lower is None else theirs.value_range.lower
         high = float("inf") if theirs.value_range.upper is None else theirs.value_range.upper
         assert (spec.low, spec.high) == (low, high), spec.name
+        assert spec.pykeen_key(k=10) == theirs.key, spec.name
 
 
 def test_metric_specs_read_records():
@@ -61,4 +63,4 @@ def test_metric_specs_read_records():
     assert METRICS["roc_ap_mean"].value(record, "val_") == pytest.approx(0.7)
     assert METRICS["roc"].value(record, "test_") == 0.7 and METRICS["roc"].shown(0.7) == pytest.approx(70.0)
     assert spec_of("test_roc") is METRICS["roc"] and spec_of("best_epoch") is None
-    assert not METRICS["mean_rank"].higher_is_better and METRICS["mean_rank"].unit == ""
+    assert not METRICS["mr"].higher_is_better and METRICS["mr"].unit == "" and METRICS["mrr"].unit == "%"

@@ -10,6 +10,7 @@ import pandas as pd
 from graphrepro import build, pages, report, runner
 from graphrepro.__main__ import main
 from graphrepro.chapters import executed_with, parameters_used
+from graphrepro.verdicts import Claim, Evidence
 
 SLUG = "hgcn-mlp-bug"
 
@@ -91,14 +92,16 @@ def test_the_verdicts_page_words_follow_the_rows():
 
     cells = pd.DataFrame([cell("a", "reproduced"), cell("a", "differs by +3.0"), cell("a", "unavailable: gone"),
                           cell("b", "reproduced"), cell("c", "differs by -4.0"), cell("d", "not run")])
-    claims = pd.DataFrame([report.claim_row("a", "x", True, ""), report.claim_row("b", "y", True, ""),
-                           report.claim_row("c", "z", False, ""), report.claim_row("d", "w", None, "")])
+    def claim(chapter, holds):
+        return report.claim_rows(chapter, [Claim("w", "a claim", lambda: Evidence(holds, ""))])[0]
+
+    claims = pd.DataFrame([claim("a", True), claim("b", True), claim("c", False), claim("d", None)])
     summary = report.chapter_summary(cells, claims)
     assert summary.overall.to_dict() == {"a": "partly", "b": "reproduced", "c": "not reproduced", "d": "not run"}
     assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not run, unavailable or not decided"] == "1"
     table = report.cells_table(cells).data
     assert 'href="a.html#a-x"' in table and "not reproduced (differs by +3.0)" in table and "within ±2" in table
-    assert 'href="d.html#d-verdicts"' in report.claims_table(claims).data
+    assert 'href="d.html#d-w"' in report.claims_table(claims).data
 
 
 def test_a_synthesis_line_keeps_the_largest_move_and_says_when_nothing_is_recorded():

@@ -81,10 +81,10 @@ def _quadratic_experiment(calls):
 
     def train(data, configs, device):
         calls.extend(c["x"] for c in configs)
-        return [{"val_mean_rank": 1 + (c["x"] - 0.3) ** 2, "test_mean_rank": 1 + c["x"]} for c in configs]
+        return [{"val_mr": 1 + (c["x"] - 0.3) ** 2, "test_mr": 1 + c["x"]} for c in configs]
 
     return Experiment("quadratic", 1, dict, lambda c: 0, lambda c: None, train, stacks=False,
-                      metrics=("mean_rank",), selection=lambda c: "mean_rank")
+                      metrics=("mr",), selection=lambda c: "mr")
 
 
 def test_ask_tell_study_replays_from_the_store(monkeypatch):
@@ -119,7 +119,7 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     monkeypatch.setattr(grid, "run_grid", lambda ch, name, configs, *a, **k: grids.append(len(configs)) or real(ch, name, configs, *a, **k))
     space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
     first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
-    assert grids == [8, 8, 4] and len(records) == 20 and first.best_value == pytest.approx(min(records.val_mean_rank))
+    assert grids == [8, 8, 4] and len(records) == 20 and first.best_value == pytest.approx(min(records.val_mr))
     bars: list[str] = []
     real_bar = progress.grid_bar
     monkeypatch.setattr(progress, "grid_bar", lambda desc, *a: bars.append(desc) or real_bar(desc, *a))

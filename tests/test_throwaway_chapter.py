@@ -61,23 +61,29 @@ CHAPTER_FILES = {  # a package by concern, as every chapter of the book is laid 
         def training_plan(params):
             return [("toy seeds", lambda: run(params))]
     ''',
+    "tables.py": '''
+        import functools
+
+        from graphrepro import cells
+
+        class Tables(cells.Tables):
+            @functools.cached_property
+            def score(self):
+                return 100 * self.runs.test_acc.mean() if len(self.runs) else float("nan")
+    ''',
     "claims.py": '''
-        from graphrepro import pages, report
-        from graphrepro.report import claim_row
-        from toy_chapter.configs import recorded_runs
+        from graphrepro import report
+        from graphrepro.verdicts import compare
         from toy_chapter.paper import CHAPTER
 
-        def claim_verdicts(profile, runs=None, params=None):
-            params = pages.resolve(CHAPTER, profile) if params is None else params
-            runs = recorded_runs(params) if runs is None else runs
-            mean = 100 * runs.test_acc.mean() if len(runs) else float("nan")
-            return [claim_row(CHAPTER, "the toy model scores above 55%", None if not len(runs) else bool(mean > 55),
-                              f"toy {{mean:.1f}} over {{len(runs)}} seeds")]
+        def claims(t):
+            return [compare("toy-above-55", "the toy model scores above 55%", [t.score, len(t.runs)],
+                            lambda mean, seeds: mean > 55, "toy {{:.1f}} over {{:.0f}} seeds")]
 
-        def paper_cells(params, runs=None):
+        def paper_cells(t):
             return []
 
-        def headline(params, runs=None):
+        def headline(t):
             return report.headline_row(CHAPTER, "a toy slip", "verdicts", {{}})
     ''',
     "benchmarks.py": '''
@@ -96,9 +102,9 @@ tolerance = None
 
 # %%
 from graphrepro import pages, report
-from toy_chapter import claims, configs
+from toy_chapter import claims, configs, tables
 
-params = pages.resolve("toy-chapter", profile, seeds=seeds, tolerance=tolerance)
+params = pages.notebook_params("toy-chapter", globals())
 runs = configs.run(params)
 
 # %% [markdown]
@@ -106,7 +112,7 @@ runs = configs.run(params)
 # ## Verdicts
 
 # %%
-report.verdict_table(claims.claim_verdicts(profile, runs, params))
+report.verdict_table("toy-chapter", claims.claims(tables.Tables(params, runs)))
 '''
 
 MANIFEST = '''
@@ -156,7 +162,7 @@ def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
     _cli(env, "run", "verdicts", "--profile", "smoke")
     verdicts = nbformat.read(root / "book" / "executed" / "verdicts.ipynb", as_version=4)
     shown = "".join(str(o.get("data", {})) for c in verdicts.cells for o in c.get("outputs", []))
-    assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown
+    assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown and "toy-chapter-toy-above-55" in shown
     _cli(env, "run", "reproducibility", "--profile", "smoke")
     _cli(env, "run", "synthesis", "--profile", "smoke")
     (root / "_vendor").symlink_to(__import__("graphrepro.build").build.ensure_mathjax().parent)

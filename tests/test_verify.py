@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from graphrepro import pages, environment, paths, store
+from graphrepro import environment, pages, paths, store
 from graphrepro.__main__ import main
 from graphrepro.data import DataUnavailable
 from graphrepro.experiments import hgcn

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import pages, experiments, paths, store
+from graphrepro import experiments, pages, paths, store
 from graphrepro.grid import batches, run_batch
 from graphrepro.train import release_freed_memory
 

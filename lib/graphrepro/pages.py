@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -189,8 +189,9 @@ def chapter_pages() -> tuple[Page, ...]:
 
 def chapter_module(slug: str, part: str | None = None) -> ModuleType:
     """A chapter's package (its ``PAGE`` and ``EXPERIMENTS``), or one of its modules that the book calls:
-    ``configs`` (``chapter_keys``, ``chapter_records``, ``recorded_runs``, ``training_plan``), ``claims``
-    (``claim_verdicts``, ``paper_cells``, ``headline``) or ``benchmarks`` (``bench``)."""
+    ``configs`` (``chapter_keys``, ``chapter_records``, ``recorded_runs``, ``training_plan``), ``tables``
+    (``Tables``), ``claims`` (``claims``, ``paper_cells``, ``headline``, each of a ``Tables``) or ``benchmarks``
+    (``bench``)."""
     target = page(slug)
     if target.module is None:
         raise ParameterError(f"{slug!r} is a page of computed tables, not a chapter with records")
@@ -221,6 +222,12 @@ def parse_overrides(slug: str, pairs: Iterable[tuple[str, str]]) -> dict[str, An
     """Parameter values given as text (``-p name value`` on the command line), each parsed by its parameter."""
     chosen = page(slug)
     return {name: chosen.param(name).parse(value) for name, value in pairs}
+
+
+def notebook_params(slug: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """A page's parameters as its notebook holds them after papermill's parameters cell: ``profile`` and each of
+    the page's parameters read by name from ``namespace`` (the notebook's ``globals()``), then ``resolve``d."""
+    return resolve(slug, namespace.get("profile", "standard"), **{p.name: namespace.get(p.name) for p in page(slug).params})
 
 
 def resolve(slug: str, profile: str = "standard", **overrides: Any) -> dict[str, Any]:

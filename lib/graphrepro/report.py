@@ -13,7 +13,7 @@ import seaborn as sns
 from IPython.display import HTML
 
 from graphrepro import pages
-from graphrepro.verdicts import Cell, Claim, cell_is_judged, claim_is_decided, judge_claim
+from graphrepro.verdicts import Cell, Claim, Verdict, cell_is_judged, decisions
 
 
 def set_style() -> None:
@@ -127,14 +127,14 @@ def fmt(mean: float, std: float) -> str:
     return "–" if math.isnan(mean) else f"{mean:.1f} ± {std:.1f}"
 
 
-def claim_row(chapter: str, claim: str, holds: bool | None, evidence: str,
-              budget: tuple[int, int] | None = None) -> dict[str, str]:
-    """One row of a verdict table: the claim, whether our records support it, and the numbers behind it; with
-    ``budget`` (epochs run, the paper's epochs) shorter than the paper's, 'not decided' and what it leans to."""
-    word = judge_claim(holds, budget)
-    if word.startswith(Claim.NOT_DECIDED):
-        evidence = f"{evidence}; at {budget[0]} epochs it would {'hold' if holds else 'not hold'}"
-    return {"chapter": chapter, "claim": claim, "verdict": word, "evidence": evidence, "where": anchor(chapter, "verdicts")}
+CLAIM_COLUMNS = ("chapter", "id", "claim", "verdict", "words", "evidence", "where")  # a row of the Verdicts page
+
+
+def claim_rows(chapter: str, claims: list[Claim]) -> list[dict[str, Any]]:
+    """A chapter's claims judged, as rows of the Verdicts page: the verdict (its ``Verdict``) and its words, the
+    evidence, and the anchor of the claim's row in the chapter's verdict table."""
+    return [{"chapter": chapter, "id": d.claim.id, "claim": d.claim.statement, "verdict": d.verdict, "words": d.words,
+             "evidence": d.evidence, "where": anchor(chapter, d.claim.id)} for d in decisions(claims)]
 
 
 CELL_COLUMNS = ("chapter", "cell", "paper", "ours", "runs", "tolerance", "verdict", "where")  # a row of the Verdicts page
@@ -205,8 +205,8 @@ def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     for chapter in dict.fromkeys(list(cells.chapter) + list(claims.chapter)):
         mine, said = cells[cells.chapter == chapter], claims[claims.chapter == chapter]
         judged = mine[mine.verdict.map(cell_is_judged).astype(bool)] if len(mine) else mine
-        decided = said[said.verdict.map(claim_is_decided).astype(bool)] if len(said) else said
-        reproduced, hold = int((judged.verdict == Cell.REPRODUCED).sum()), int((decided.verdict == Claim.HOLDS).sum())
+        decided = said[said.verdict.isin([Verdict.HOLDS, Verdict.DOES_NOT_HOLD])] if len(said) else said
+        reproduced, hold = int((judged.verdict == Cell.REPRODUCED).sum()), int((decided.verdict == Verdict.HOLDS).sum())
         good, total = reproduced + hold, len(judged) + len(decided)
         word = Cell.NOT_RUN if not total else Cell.REPRODUCED if good == total else "partly" if good else "not reproduced"
         rows.append({"chapter": chapter, "paper numbers reproduced": f"{reproduced} of {len(judged)}",
@@ -235,15 +235,18 @@ def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Calla
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
+def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
+    """A claim's row cells: the claim (as given), its colour-coded verdict in words, and the evidence."""
+    word = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS}.get(r["verdict"], "none")
+    return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
+            f'<td>{_keep(r["evidence"])}</td>')
+
+
 def claims_table(claims: pd.DataFrame) -> HTML:
     """Every chapter's claims with their colour-coded verdicts and evidence, grouped by chapter; each claim
-    links to the chapter's verdict table."""
-    def row(r: pd.Series) -> str:
-        word = {Claim.HOLDS: Cell.REPRODUCED, Claim.DOES_NOT_HOLD: Cell.DIFFERS}.get(r["verdict"], "none")
-        return (f'<th>{_link(r, r["claim"])}</th><td class="{verdict_class(word)}"><span class="verdict">'
-                f'{escape(r["verdict"])}</span></td><td>{_keep(r["evidence"])}</td>')
-
-    return _grouped_table(claims, "graphrepro-claims", ["claim", "verdict", "evidence"], row)
+    links to its row in the chapter's verdict table."""
+    return _grouped_table(claims, "graphrepro-claims", ["claim", "verdict", "evidence"],
+                          lambda r: _claim_cells(r, _link(r, r["claim"])))
 
 
 def cells_table(cells: pd.DataFrame) -> HTML:
@@ -257,9 +260,13 @@ def cells_table(cells: pd.DataFrame) -> HTML:
     return _grouped_table(cells, "graphrepro-cells", ["cell", "paper", "ours", "verdict"], row)
 
 
-def verdict_table(rows: list[dict[str, str]]) -> pd.DataFrame:
-    """Claim verdicts as a table indexed by claim."""
-    return pd.DataFrame(rows).drop(columns=["chapter", "where"]).set_index("claim")
+def verdict_table(chapter: str, claims: list[Claim]) -> HTML:
+    """A chapter's claims judged, with colour-coded verdicts and evidence; each row's id is the claim's anchor,
+    which the Verdicts page links to."""
+    body = "".join(f'<tr id="{escape(r["where"])}">{_claim_cells(r, escape(r["claim"]))}</tr>'
+                   for r in claim_rows(chapter, claims))
+    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-claims"><thead><tr><th>claim</th>'
+                f"<th>verdict</th><th>evidence</th></tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def paper_table(paper: dict[str, dict[str, tuple[float, float]]], columns: list[str]) -> pd.DataFrame:

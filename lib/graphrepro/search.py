@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from graphrepro import catalog, experiments, progress, store
-from graphrepro.metrics import MetricSpec
+from graphrepro.metrics import Metric
 
 
 def grid(space: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -43,7 +43,7 @@ class Choice:
     scores: tuple[float | None, ...] = ()
 
 
-def choose(settings: list[dict[str, Any]], trial_keys: list[str], runs: pd.DataFrame, spec: MetricSpec,
+def choose(settings: list[dict[str, Any]], trial_keys: list[str], runs: pd.DataFrame, spec: Metric,
            fallback: dict[str, Any], label: Callable[[dict[str, Any]], str] = str) -> Choice:
     """The setting whose trial scores best on ``spec`` (validation); ``fallback`` when every trial
     failed; no setting until every trial is recorded."""

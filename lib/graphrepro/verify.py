@@ -12,7 +12,6 @@ from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
 
 
-
 def environment_differences(record: dict[str, Any]) -> list[str]:
     """What differs between the record's environment and this one (empty: identical numbers expected).
 

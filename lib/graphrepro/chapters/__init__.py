@@ -8,7 +8,7 @@ import pandas as pd
 
 from graphrepro import pages, report
 from graphrepro.pages import chapter_module
-from graphrepro.report import CELL_COLUMNS
+from graphrepro.report import CELL_COLUMNS, CLAIM_COLUMNS
 
 
 def executed_with(profile: str) -> dict[str, dict[str, Any]]:
@@ -47,19 +47,23 @@ def parameters_used(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFram
     return pd.DataFrame(rows).set_index("chapter")
 
 
+def chapter_tables(slug: str, params: dict[str, Any]) -> Any:
+    """A chapter's ``tables.Tables`` over its records under ``params``: each table built once, when read."""
+    return chapter_module(slug, "tables").Tables(params, chapter_module(slug, "configs").recorded_runs(params))
+
+
 def all_findings(params_by_chapter: dict[str, dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every chapter's paper numbers beside ours and its claim verdicts, each under the parameters given for it,
+    """Every chapter's paper numbers beside ours and its judged claims, each under the parameters given for it,
     from one read of its records (nothing is trained)."""
     cells, claims = [], []
     for slug, params in params_by_chapter.items():
-        runs = chapter_module(slug, "configs").recorded_runs(params)
-        cells += chapter_module(slug, "claims").paper_cells(params, runs)
-        claims += chapter_module(slug, "claims").claim_verdicts(params["profile"], runs, params)
-    return (pd.DataFrame(cells, columns=list(CELL_COLUMNS)),
-            pd.DataFrame(claims, columns=["chapter", "claim", "verdict", "evidence", "where"]))
+        found, chapter = chapter_tables(slug, params), chapter_module(slug, "claims")
+        cells += chapter.paper_cells(found)
+        claims += report.claim_rows(slug, chapter.claims(found))
+    return pd.DataFrame(cells, columns=list(CELL_COLUMNS)), pd.DataFrame(claims, columns=list(CLAIM_COLUMNS))
 
 
 def all_headlines(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Every chapter's strongest number for the synthesis, under the parameters given for it (nothing is trained)."""
-    return pd.DataFrame([chapter_module(slug, "claims").headline(params) for slug, params in params_by_chapter.items()],
-                        columns=["chapter", "failure", "measured", "points", "where"])
+    return pd.DataFrame([chapter_module(slug, "claims").headline(chapter_tables(slug, params))
+                         for slug, params in params_by_chapter.items()], columns=["chapter", "failure", "measured", "points", "where"])

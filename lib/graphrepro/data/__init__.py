@@ -3,8 +3,8 @@
 from graphrepro.data.registry import (
     DATASETS,
     ChecksumMismatch,
-    DataUnavailable,
     DatasetSpec,
+    DataUnavailable,
     RemoteFile,
     dataset_status,
     resolve,

@@ -9,9 +9,8 @@ from typing import Any
 
 import torch
 
-from graphrepro.metrics import METRICS, MetricSpec
+from graphrepro.metrics import METRICS, Metric
 from graphrepro.store import config_key
-
 
 EPOCH_FIELDS = ("max_epochs", "epochs")  # a config's epoch cap, under one of these names
 
@@ -55,7 +54,7 @@ class Experiment:
         field = next(f for f in EPOCH_FIELDS if f in config)
         return field, int(self.epochs(config) if self.epochs else config[field])
 
-    def selection_spec(self, config: dict[str, Any]) -> MetricSpec:
+    def selection_spec(self, config: dict[str, Any]) -> Metric:
         """The spec of the metric that selects among this experiment's runs of ``config``'s kind."""
         if self.selection is None:
             raise ValueError(f"experiment {self.name!r} names no selection metric")

@@ -13,10 +13,10 @@ import numpy as np
 import torch
 
 from graphrepro import precision
-from graphrepro.models import batched, gmnn
 from graphrepro.data import splits
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
+from graphrepro.models import batched, gmnn
 
 DATASETS = ("cora", "citeseer")
 KINDS = ("dense", "sparse_balanced", "sparse_stratified", "public")  # public: the one Planetoid split (fold 0)

@@ -24,6 +24,7 @@ import torch
 from graphrepro import checkpoints
 from graphrepro.data import kg as kg_data
 from graphrepro.experiments import Experiment
+from graphrepro.metrics import METRICS
 
 DATASETS = ("nations", "kinships", "umls", "wn18rr", "fb15k237")
 MODELS = ("TransE", "RotatE", "ComplEx", "TuckER")
@@ -39,8 +40,8 @@ PUBLISHED: dict[tuple[str, str], str] = {
     ("fb15k237", "TransE"): "transe/nguyen2018_transe_fb15k237.yaml",
 }
 # pykeen's own values recorded beside our recomputation (both sides, realistic ranks)
-PYKEEN_KEYS = {"mrr": "inverse_harmonic_mean_rank", "mr": "arithmetic_mean_rank", "hits_at_10": "hits_at_10",
-               "amri": "adjusted_arithmetic_mean_rank_index", "z_mrr": "z_inverse_harmonic_mean_rank"}
+PYKEEN_METRICS = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "amri", "z_mrr": "z_mrr"}  # record name: metric
+PYKEEN_KEYS = {name: METRICS[metric].pykeen_key(k=10) for name, metric in PYKEEN_METRICS.items()}  # record name: pykeen's key
 SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 
 
@@ -290,5 +291,5 @@ def peak_mb(config: dict[str, Any]) -> float:
 
 EXPERIMENT_NAME = "kg-rank"
 EXPERIMENT = Experiment(EXPERIMENT_NAME, 1, make_config, data_key, prepare, train, stacks=False, threads=1,
-                        metrics=("mrr", "mean_rank", "hits_at_10", "amri", "z_mrr"),
+                        metrics=("mrr", "mr", "hits_at_k", "amri", "z_mrr"),
                         epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb)

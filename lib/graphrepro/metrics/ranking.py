@@ -10,10 +10,11 @@ pykeen 1.11.1 and by Monte Carlo in ``tests/test_ranking.py``."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from graphrepro.metrics.spec import RANK_METRICS, Metric
 
 TIES = ("optimistic", "realistic", "pessimistic")
 _EPS = 1e-12  # smallest |denominator| of a derived metric (pykeen's ``_safe_divide``)
@@ -106,43 +107,12 @@ def _moments(name: str, c: np.ndarray, k: int = 10) -> tuple[float, float]:
     raise KeyError(name)
 
 
-# --- specs and derived metrics ---------------------------------------------------------------------------
+# --- derived metrics (their specs: ``spec.RANK_METRICS``) ---------------------------------------------
 
-@dataclass(frozen=True)
-class RankMetric:
-    """A rank metric: its name, what it is, its direction and range, and how it derives from a base metric
-    (``kind``: base; ``ratio`` M / E[M]; ``reindex`` (M - E) / (1 - E); ``z`` ±(M - E) / sqrt(V))."""
-
-    name: str
-    label: str
-    base: str
-    kind: str
-    higher_is_better: bool
-    low: float
-    high: float
-    pykeen: str  # the pykeen 1.11.1 class of the same definition
-
-
-INF = float("inf")
-RANK_METRICS: dict[str, RankMetric] = {m.name: m for m in [
-    RankMetric("mr", "mean rank", "mr", "base", False, 1.0, INF, "ArithmeticMeanRank"),
-    RankMetric("mrr", "mean reciprocal rank", "mrr", "base", True, 0.0, 1.0, "InverseHarmonicMeanRank"),
-    RankMetric("hits_at_k", "Hits@k", "hits_at_k", "base", True, 0.0, 1.0, "HitsAtK"),
-    RankMetric("gmr", "geometric mean rank", "gmr", "base", False, 1.0, INF, "GeometricMeanRank"),
-    RankMetric("amr", "adjusted mean rank (MR / E[MR])", "mr", "ratio", False, 0.0, 2.0, "AdjustedArithmeticMeanRank"),
-    RankMetric("amri", "adjusted mean rank index", "mr", "reindex", True, -1.0, 1.0, "AdjustedArithmeticMeanRankIndex"),
-    RankMetric("amrr", "adjusted mean reciprocal rank", "mrr", "reindex", True, -INF, 1.0, "AdjustedInverseHarmonicMeanRank"),
-    RankMetric("ahk", "adjusted Hits@k", "hits_at_k", "reindex", True, -INF, 1.0, "AdjustedHitsAtK"),
-    RankMetric("agmri", "adjusted geometric mean rank index", "gmr", "reindex", True, -INF, 1.0, "AdjustedGeometricMeanRankIndex"),
-    RankMetric("z_mr", "z-scored mean rank", "mr", "z", True, -INF, INF, "ZArithmeticMeanRank"),
-    RankMetric("z_mrr", "z-scored mean reciprocal rank", "mrr", "z", True, -INF, INF, "ZInverseHarmonicMeanRank"),
-    RankMetric("z_hk", "z-scored Hits@k", "hits_at_k", "z", True, -INF, INF, "ZHitsAtK"),
-    RankMetric("z_gmr", "z-scored geometric mean rank", "gmr", "z", True, -INF, INF, "ZGeometricMeanRank"),
-]}
 BASE: dict[str, Callable[..., float]] = {"mr": mr, "mrr": mrr, "hits_at_k": hits_at_k, "gmr": gmr}
 
 
-def _spec(name: str) -> RankMetric:
+def _spec(name: str) -> Metric:
     if name not in RANK_METRICS:
         raise KeyError(f"unknown rank metric {name!r}; known: {', '.join(RANK_METRICS)}")
     return RANK_METRICS[name]
@@ -152,7 +122,7 @@ def _safe(denominator: float) -> float:
     return denominator if abs(denominator) >= _EPS else (_EPS if denominator >= 0 else -_EPS)
 
 
-def _affine(spec: RankMetric, c: np.ndarray, k: int) -> tuple[float, float]:
+def _affine(spec: Metric, c: np.ndarray, k: int) -> tuple[float, float]:
     """(α, β) with derived = α · base + β; they depend only on the candidate counts."""
     e, v = _moments(spec.base, c, k)
     if spec.kind == "base":

@@ -8,7 +8,6 @@ from collections.abc import Callable
 import torch
 from torch import nn
 from torch.nn import functional as F
-
 from torch_geometric.data import Data
 
 from graphrepro.models.members import Members

@@ -13,7 +13,6 @@ from torch_geometric.data import Data
 from graphrepro.models.euclidean import activation, propagate
 from graphrepro.models.members import Members
 
-
 if isinstance(pmath._expmap0, torch.jit.ScriptFunction):
     raise ImportError(
         "geoopt was imported with TorchScript enabled, which makes hyperbolic runs depend on what ran "

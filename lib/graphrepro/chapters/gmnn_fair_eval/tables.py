@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from graphrepro.chapters.gmnn_fair_eval.configs import _table, available, chapter_records
+from graphrepro import cells
+from graphrepro.chapters.gmnn_fair_eval.configs import _table, available, chapter_records, run_public
 from graphrepro.chapters.gmnn_fair_eval.paper import (
     ALL_DATASETS,
     PAIRS,
@@ -36,9 +38,9 @@ def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[st
             fair = folds[(folds.dataset == dataset) & (folds.kind == "sparse_balanced") & (folds.row == label)] if len(folds) else folds
             paper = PUBLIC_PAPER[dataset] if label == "GCN+GMNN" else (math.nan, math.nan)
             rows.append({"dataset": dataset, "model": label,
-                         "public split (ours)": fmt(seeds.acc.mean(), seeds.acc.std(ddof=0)) if len(seeds) else "not run",
+                         "public split (ours)": fmt(seeds.acc.mean(), seeds.acc.std(ddof=0)) if len(seeds) else Cell.NOT_RUN,
                          "public split (GMNN's README)": fmt(*paper) if not math.isnan(paper[0]) else "",
-                         "10-fold, sparse balanced (ours)": fmt(fair.acc.mean(), fair.acc.std(ddof=0)) if len(fair) else "not run"})
+                         "10-fold, sparse balanced (ours)": fmt(fair.acc.mean(), fair.acc.std(ddof=0)) if len(fair) else Cell.NOT_RUN})
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 
@@ -66,10 +68,11 @@ def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(frames)
 
 
-def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFrame:
+def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 3 (``sparse``) or 4 (``dense``), long form: paper and ours (mean of fold means, std over
-    folds); datasets not obtainable here keep their paper numbers in rows marked unavailable."""
-    scores = fold_scores(runs)
+    folds); datasets not obtainable here keep their paper numbers in rows marked unavailable. ``scores``:
+    ``fold_scores(runs)`` where already computed."""
+    scores = fold_scores(runs) if scores is None else scores
     kinds = [k for k in params["kinds"] if _table(k) == which]
     labels = (["MLP", "GCN", "FAGCN", "GMNN p", "GMNN q", "GCN+GMNN", "FAGCN+GMNN"] if which == "sparse"
               else [_row_label(m, g) for m, g in ROWS[which]])
@@ -91,11 +94,11 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-def significance(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def significance(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """GMNN (best of p and q) against its base over folds: one-sided paired t-test, stars as the paper's."""
-    from scipy.stats import ttest_rel
+    from scipy.stats import ttest_rel  # heavy (half a second): only when a page tests significance
 
-    scores = fold_scores(runs)
+    scores = fold_scores(runs) if scores is None else scores
     rows = []
     for dataset in available(params):
         for kind in params["kinds"]:
@@ -128,10 +131,10 @@ def caption(dataset: str) -> str:
     return f"{dataset}: {UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else dataset
 
 
-def flip_counts(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def flip_counts(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """For the pairs the claims compare (graph or not, GMNN or not, GCN or FAGCN): the pair in the order of their
     means, and in how many of the folds that order is reversed."""
-    scores = fold_scores(runs)
+    scores = fold_scores(runs) if scores is None else scores
     rows = []
     for (dataset, kind), cell in scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]):
         wide = cell.pivot(index="fold", columns="row", values="acc").dropna()
@@ -162,3 +165,38 @@ def cost_table(params: dict[str, Any]) -> pd.DataFrame:
     summary = runs.groupby(["table", "part"]).agg(trainings=("key", "count"), seconds=("wall_s", "sum"))
     summary["CPU hours (sum of records)"] = (summary.pop("seconds") / 3600).round(2)
     return summary
+
+
+class Tables(cells.Tables):
+    """The tables the claims, findings, headline and Verdicts page read, over one frame of assessment records
+    grouped once into fold scores."""
+
+    @functools.cached_property
+    def scores(self) -> pd.DataFrame:
+        """``fold_scores``."""
+        return fold_scores(self.runs)
+
+    @functools.cached_property
+    def sparse(self) -> pd.DataFrame:
+        """``table`` 3."""
+        return table(self.runs, self.params, "sparse", self.scores)
+
+    @functools.cached_property
+    def dense(self) -> pd.DataFrame:
+        """``table`` 4."""
+        return table(self.runs, self.params, "dense", self.scores)
+
+    @functools.cached_property
+    def tested(self) -> pd.DataFrame:
+        """``significance``."""
+        return significance(self.runs, self.params, self.scores)
+
+    @functools.cached_property
+    def counts(self) -> pd.DataFrame:
+        """``flip_counts``."""
+        return flip_counts(self.runs, self.params, self.scores)
+
+    @functools.cached_property
+    def public(self) -> pd.DataFrame:
+        """The public-split records (``configs.run_public``, nothing trained)."""
+        return run_public(self.params, train=False)

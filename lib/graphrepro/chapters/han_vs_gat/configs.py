@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import catalog, store
+from graphrepro import catalog, cells, store
 from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, CHAPTER, MAIN_MODELS
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import hgb
@@ -73,6 +73,25 @@ def ablation_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
             for s in range(params["ablation_seeds"])]
 
 
+PLAN_LABELS = ["part", "dataset", "model", "variant", "seed"]
+
+
+def plan(params: dict[str, Any]) -> pd.DataFrame:
+    """Every run the chapter reads, each config built once, labelled by the table it fills: ``main`` (Table 3),
+    ``metapath`` (GAT per meta-path graph, the path as ``variant``), ``features`` (GAT per feature mode),
+    ``ablation`` (Simple-HGN, the full model and each ablation on the ablation seeds); ``cells.plan``."""
+    seeds, few = range(params["seeds"]), range(params["ablation_seeds"])
+    rows = [(dict(part="main", dataset=d, model=m, variant="", seed=s), config(params, d, m, s))
+            for d in available(params) for m in MAIN_MODELS for s in seeds]
+    rows += [(dict(part="metapath", dataset=d, model="GAT", variant=p, seed=s), config(params, d, "GAT-metapath", s, metapath=p))
+             for d in available(params) for p in hgb.METAPATHS[d] for s in few]
+    rows += [(dict(part="features", dataset=d, model="GAT", variant=f, seed=s), config(params, d, "GAT", s, feats_type=f))
+             for d in available(params) for f in range(4) for s in few]
+    rows += [(dict(part="ablation", dataset=d, model="SimpleHGN", variant=name, seed=s), config(params, d, "SimpleHGN", s, **switch))
+             for d in available(params) for name, switch in {"Simple-HGN": {}, **ABLATIONS}.items() for s in few]
+    return cells.plan(rows, key, PLAN_LABELS)
+
+
 def key(config: dict[str, Any]) -> str:
     """The store key of a chapter 2 run."""
     return hgb.EXPERIMENT.key(config)
@@ -104,10 +123,6 @@ def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     desc = {"main": "HGB Table 3", "metapath": "GAT on meta-path graphs", "features": "GAT feature modes",
             "ablation": "Simple-HGN ablation"}[part]
     return run_grid(CHAPTER, hgb.EXPERIMENT.name, configs, params["device"], desc=desc) if configs else pd.DataFrame()
-
-
-def _subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
-    return store.runs_with_keys(runs, map(key, configs))
 
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:

@@ -1,41 +1,53 @@
-"""han-vs-gat: tables built from the records."""
+"""han-vs-gat: tables built from the records, grouped once by ``configs.plan``'s labels."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import pandas as pd
 
-from graphrepro.chapters.han_vs_gat.configs import _subset, available, config, sampled, sampling_note
+from graphrepro import cells
+from graphrepro.chapters.han_vs_gat.configs import available, plan, sampled, sampling_note
 from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, LABELS, MAIN_MODELS, PAPER
 from graphrepro.experiments import hgb
 from graphrepro.metrics import METRICS
-from graphrepro.report import fmt, mean_std
+from graphrepro.report import fmt
 from graphrepro.verdicts import Cell, judge_cell
 
 
-def _cell(runs: pd.DataFrame, metric: str) -> tuple[float, float, int]:
-    return mean_std(runs[f"test_{metric}"] if f"test_{metric}" in runs else pd.Series(dtype=float), METRICS[metric].scale)
+def _stats(runs: pd.DataFrame, planned: pd.DataFrame, part: str, by: list[str], metric: str = "micro_f1") -> pd.DataFrame:
+    """``cells.stats`` of one part of the plan, on the test split."""
+    return cells.stats(planned[planned.part == part], runs, by, f"test_{metric}", METRICS[metric].scale)
 
 
-def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def _at(found: pd.DataFrame, *cell: Any) -> tuple[float, float, int, int]:
+    """(mean, std, n, runs) of one cell of ``_stats`` (NaN, 0, 0, 0 when the plan has no such cell)."""
+    if cell not in found.index:
+        return math.nan, 0.0, 0, 0
+    mean, std, n, runs = found.loc[cell]
+    return float(mean), float(std), int(n), int(runs)
+
+
+def main_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> pd.DataFrame:
     """Paper and ours, Macro-F1 and Micro-F1 per model and dataset, with a verdict on each (long form)."""
+    planned = plan(params) if planned is None else planned
+    macro, micro = (_stats(runs, planned, "main", ["dataset", "model"], m) for m in ("macro_f1", "micro_f1"))
     rows = []
     for dataset in params["datasets"]:
         for model in MAIN_MODELS:
-            cell = _subset(runs, [config(params, dataset, model, s) for s in range(params["seeds"])])
             pma, psa, pmi, psi = PAPER.get((model, dataset), (math.nan,) * 4)
-            ma, sa, n = _cell(cell, "macro_f1")
-            mi, si, _ = _cell(cell, "micro_f1")
+            ma, sa, n, _ = _at(macro, dataset, model)
+            mi, si, _, recorded = _at(micro, dataset, model)
             unavailable = dataset not in available(params)
             reduced = f" ({sampling_note(params)}: {', '.join(sampled(params, dataset))})" if model == "HAN" and not unavailable and sampled(params, dataset) else ""
             rows.append({
                 "model": LABELS[model], "dataset": dataset,
                 "paper": f"{fmt(pma, psa)} / {fmt(pmi, psi)}",
                 "ours": Cell.UNAVAILABLE if unavailable else f"{fmt(ma, sa)} / {fmt(mi, si)}{reduced}",
-                "verdict": Cell.UNAVAILABLE if unavailable else judge_cell(mi, pmi, params["tolerance"], len(cell)),
-                "seeds": n, "paper_macro": pma, "paper_micro": pmi, "macro": ma, "macro_std": sa, "micro": mi, "micro_std": si,
+                "verdict": Cell.UNAVAILABLE if unavailable else judge_cell(mi, pmi, params["tolerance"], recorded),
+                "seeds": int(n), "paper_macro": pma, "paper_micro": pmi, "macro": ma, "macro_std": sa, "micro": mi, "micro_std": si,
             })
     return pd.DataFrame(rows)
 
@@ -46,75 +58,83 @@ def main_display(long: pd.DataFrame) -> pd.DataFrame:
         columns={"paper": "paper (Macro / Micro)", "ours": "ours (Macro / Micro)"})
 
 
-def _means(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> tuple[float, float, int]:
-    cell = _subset(runs, configs)
-    mi, si, n = _cell(cell, "micro_f1")
-    return mi, si, n
-
-
 def _shown(mean: float, std: float, n: int, expected: int) -> str:
     """'mean ± std', saying how many seeds it rests on when fewer than the profile's are recorded."""
     return fmt(mean, std) + (f" ({n} of {expected} seeds)" if 0 < n < expected else "")
 
 
-def metapath_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def metapath_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> pd.DataFrame:
     """GAT on each meta-path graph, HAN on all of them, and GAT on the whole graph (Micro-F1, test)."""
+    planned = plan(params) if planned is None else planned
+    paths, main = _stats(runs, planned, "metapath", ["dataset", "variant"]), _stats(runs, planned, "main", ["dataset", "model"])
     rows = []
     for dataset in available(params):
         for path in hgb.METAPATHS[dataset]:
-            mi, si, n = _means(runs, [config(params, dataset, "GAT-metapath", s, metapath=path) for s in range(params["ablation_seeds"])])
+            mi, si, n, _ = _at(paths, dataset, path)
             note = " (sampled neighbours)" if sampled(params, dataset, [path]) else ""
             rows.append({"dataset": dataset, "model": f"GAT on {path}", "Micro-F1": fmt(mi, si) + note, "mean": mi, "seeds": n})
         for model, label in (("HAN", "HAN (all meta-paths)"), ("GAT", "GAT on the whole graph")):
-            mi, si, n = _means(runs, [config(params, dataset, model, s) for s in range(params["seeds"])])
+            mi, si, n, _ = _at(main, dataset, model)
             note = " (sampled neighbours)" if model == "HAN" and sampled(params, dataset) else ""
             rows.append({"dataset": dataset, "model": label, "Micro-F1": fmt(mi, si) + note, "mean": mi, "seeds": n})
     return pd.DataFrame(rows)
 
 
-def feature_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+FEATURE_MODES = {0: "0: every type its features", 1: "1: target features, others zero", 2: "2: target features, others one-hot",
+                 3: "3: one-hot everywhere"}
+
+
+def feature_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> pd.DataFrame:
     """GAT's Micro-F1 under each feature mode, a column per dataset; the mode HGB's README uses is marked."""
-    table: dict[str, dict[str, str]] = {}
-    names = {0: "0: every type its features", 1: "1: target features, others zero", 2: "2: target features, others one-hot",
-             3: "3: one-hot everywhere"}
+    planned = plan(params) if planned is None else planned
+    found, table = _stats(runs, planned, "features", ["dataset", "variant"]), {}
     for dataset in available(params):
         readme = hgb.SETTINGS[(dataset, "GAT")]["feats_type"]
-        for mode, name in names.items():
-            mi, si, n = _means(runs, [config(params, dataset, "GAT", s, feats_type=mode) for s in range(params["ablation_seeds"])])
+        for mode, name in FEATURE_MODES.items():
+            mi, si, n, _ = _at(found, dataset, mode)
             table.setdefault(name, {})[dataset] = _shown(mi, si, n, params["ablation_seeds"]) + (" (README)" if mode == readme else "")
     return pd.DataFrame(table).T.rename_axis("feature mode")
 
 
-def _ablation_means(runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, dict[str, tuple[float, float, int]]]:
+def feature_means(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> dict[str, list[float]]:
+    """GAT's mean Micro-F1 under each feature mode, per dataset."""
+    planned = plan(params) if planned is None else planned
+    found = _stats(runs, planned, "features", ["dataset", "variant"])
+    return {d: [_at(found, d, mode)[0] for mode in FEATURE_MODES] for d in available(params)}
+
+
+def _ablation_means(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> dict[str, dict[str, tuple]]:
     """Micro-F1 (mean, std, seeds) of the full Simple-HGN and of each ablation, per dataset, on the ablation seeds."""
-    variants = {"Simple-HGN": {}, **ABLATIONS}
-    return {name: {dataset: _means(runs, [config(params, dataset, "SimpleHGN", s, **switch) for s in range(params["ablation_seeds"])])
-                   for dataset in available(params)} for name, switch in variants.items()}
+    planned = plan(params) if planned is None else planned
+    found = _stats(runs, planned, "ablation", ["dataset", "variant"])
+    return {name: {dataset: _at(found, dataset, name)[:3] for dataset in available(params)} for name in ("Simple-HGN", *ABLATIONS)}
 
 
-def ablation_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def ablation_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> pd.DataFrame:
     """Simple-HGN with each addition removed, against the full model (Micro-F1)."""
-    table = {name: {dataset: _shown(mi, si, n, params["ablation_seeds"]) for dataset, (mi, si, n) in cells.items()}
-             for name, cells in _ablation_means(runs, params).items()}
+    table = {name: {dataset: _shown(mi, si, n, params["ablation_seeds"]) for dataset, (mi, si, n) in found.items()}
+             for name, found in _ablation_means(runs, params, planned).items()}
     return pd.DataFrame(table).T.rename_axis("Simple-HGN")
 
 
-def ablation_gains(runs: pd.DataFrame, params: dict[str, Any]) -> dict[str, dict[str, float]]:
+def ablation_gains(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> dict[str, dict[str, float]]:
     """Per ablation and dataset: Micro-F1 of the full Simple-HGN minus that without the addition (NaN until
     both cells have every seed of the profile)."""
-    means = _ablation_means(runs, params)
+    means = _ablation_means(runs, params, planned)
     full, seeds = means.pop("Simple-HGN"), params["ablation_seeds"]
     return {name: {dataset: full[dataset][0] - mean if min(n, full[dataset][2]) >= seeds else math.nan
-                   for dataset, (mean, _, n) in cells.items()} for name, cells in means.items()}
+                   for dataset, (mean, _, n) in found.items()} for name, found in means.items()}
 
 
 def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP") -> pd.DataFrame:
     """Seconds per epoch, peak memory and Micro-F1 of each main-table model on one dataset (from the records)."""
     if dataset not in available(params):
         dataset = (available(params) or [dataset])[0]
+    planned = plan(params)
+    done = cells.recorded(planned[(planned.part == "main") & (planned.dataset == dataset)], runs)
     rows = []
     for model in MAIN_MODELS:
-        cell = _subset(runs, [config(params, dataset, model, s) for s in range(params["seeds"])])
+        cell = done[done.model == model]
         if not len(cell):
             continue
         rows.append({"dataset": dataset, "model": LABELS[model] + (" (sampled)" if model == "HAN" and sampled(params, dataset) else ""),
@@ -122,3 +142,32 @@ def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP"
                      "peak memory (MB)": float(cell.peak_rss_mb.max()) if "peak_rss_mb" in cell else math.nan,
                      "Micro-F1": 100 * float(cell.test_micro_f1.mean())})
     return pd.DataFrame(rows)
+
+
+class Tables(cells.Tables):
+    """The tables the claims, findings, headline and Verdicts page read, over one frame of records."""
+
+    @functools.cached_property
+    def plan(self) -> pd.DataFrame:
+        """``configs.plan``: every run the chapter reads."""
+        return plan(self.params)
+
+    @functools.cached_property
+    def main(self) -> pd.DataFrame:
+        """``main_table``."""
+        return main_table(self.runs, self.params, self.plan)
+
+    @functools.cached_property
+    def metapaths(self) -> pd.DataFrame:
+        """``metapath_table``."""
+        return metapath_table(self.runs, self.params, self.plan)
+
+    @functools.cached_property
+    def gains(self) -> dict[str, dict[str, float]]:
+        """``ablation_gains``."""
+        return ablation_gains(self.runs, self.params, self.plan)
+
+    @functools.cached_property
+    def features(self) -> dict[str, list[float]]:
+        """``feature_means``."""
+        return feature_means(self.runs, self.params, self.plan)

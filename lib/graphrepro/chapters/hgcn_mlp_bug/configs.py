@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import catalog
+from graphrepro import catalog, cells
 from graphrepro.chapters.hgcn_mlp_bug import tuning
 from graphrepro.chapters.hgcn_mlp_bug.paper import (
     CHAPTER,
@@ -100,10 +100,22 @@ def nc_variant_configs(params: dict[str, Any], model: str, fields: dict[str, Any
     ]
 
 
-def nc_split_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+def nc_plan(params: dict[str, Any]) -> pd.DataFrame:
     """Airport node classification with HGCN's leaky split, with a clean stratified 70/15/15 split, and
-    with the leaky split and feature column 4 (which the classes are binned from) left in."""
-    return [c for fields in NC_VARIANTS.values() for model in NC_MODELS for c in nc_variant_configs(params, model, fields)]
+    with the leaky split and feature column 4 (which the classes are binned from) left in: a row per run
+    (``cells.plan``), labelled by model, variant (the table's column) and seed."""
+    return cells.plan(_nc_rows(params), tuning.key, ["model", "variant", "seed"])
+
+
+def _nc_rows(params: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(labels, config) of every node-classification run."""
+    return [({"model": model, "variant": name, "seed": c["seed"]}, c) for name, fields in NC_VARIANTS.items()
+            for model in NC_MODELS for c in nc_variant_configs(params, model, fields)]
+
+
+def nc_split_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The configs of ``nc_plan``."""
+    return [config for _, config in _nc_rows(params)]
 
 
 def run_nc_splits(params: dict[str, Any]) -> pd.DataFrame:

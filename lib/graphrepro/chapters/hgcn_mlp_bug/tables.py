@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -10,9 +11,9 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
-from graphrepro import geometry, report
+from graphrepro import cells, geometry, report
 from graphrepro.chapters.hgcn_mlp_bug import tuning
-from graphrepro.chapters.hgcn_mlp_bug.configs import nc_variant_configs, table1_bases, tree_bases, unavailable
+from graphrepro.chapters.hgcn_mlp_bug.configs import nc_plan, table1_bases, tree_bases, unavailable
 from graphrepro.chapters.hgcn_mlp_bug.paper import (
     METRIC,
     NC_MODELS,
@@ -92,11 +93,6 @@ def table1_display(long: pd.DataFrame) -> pd.DataFrame:
     return table.rename(columns={"ours": "ours (tuned)", "README settings": "ours (README settings)"})
 
 
-def _mean(long: pd.DataFrame, model: str, task: str) -> float:
-    match = long[(long.model == model) & (long.task == task)]
-    return float(match.ours_mean.iloc[0]) if len(match) else math.nan
-
-
 def row_label(model: str, variant: str) -> str:
     """How a (model, variant) row is named in tables."""
     return model if variant == "none" else f"{model} ({variant})"
@@ -109,20 +105,17 @@ def paper_table(params: dict[str, Any]) -> pd.DataFrame:
     return table.rename(columns=TASK_LABELS)
 
 
-def nc_split_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def nc_split_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataFrame | None = None) -> pd.DataFrame:
     """Test F1 (micro, = accuracy) per model and variant, and what the split's leak and the label's
     column each add."""
+    found = cells.stats(nc_plan(params) if planned is None else planned, runs, ["model", "variant"], "test_f1")
     rows = []
     for model in NC_MODELS:
-        row: dict[str, Any] = {"model": model}
-        means = {}
-        for name, fields in NC_VARIANTS.items():
-            cell = tuning.subset(runs, nc_variant_configs(params, model, fields))
-            mean, std, _ = mean_std(cell["test_f1"]) if len(cell) else (math.nan, math.nan, 0)
-            row[name], means[name] = fmt(mean, std), mean
-        row["leak adds (points)"] = round(means["HGCN's split (leaky)"] - means["stratified 70/15/15"], 1)
-        row["label's column adds (points)"] = round(means["leaky split, label's column kept"] - means["HGCN's split (leaky)"], 1)
-        rows.append(row)
+        means = {name: found.loc[(model, name), "mean"] for name in NC_VARIANTS}
+        rows.append({"model": model, **{name: fmt(*found.loc[(model, name), ["mean", "std"]]) for name in NC_VARIANTS},
+                     "leak adds (points)": round(means["HGCN's split (leaky)"] - means["stratified 70/15/15"], 1),
+                     "label's column adds (points)": round(means["leaky split, label's column kept"]
+                                                           - means["HGCN's split (leaky)"], 1)})
     return pd.DataFrame(rows).set_index("model")
 
 
@@ -228,3 +221,23 @@ def tripod_frame(curvatures: tuple[float, ...] = TRIPOD_CURVATURES) -> pd.DataFr
         {"|K|": k, "geoopt": geometry.tripod_leaf_distance(k), "closed form": geometry.tripod_leaf_distance_closed_form(k)}
         for k in curvatures
     ])
+
+
+class Tables(cells.Tables):
+    """The tables the claims, findings, headline and Verdicts page read, over one frame of records."""
+
+    @functools.cached_property
+    def main(self) -> pd.DataFrame:
+        """``table1`` (tuned on the records' searches)."""
+        runs = self.runs
+        return table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, self.params)
+
+    @functools.cached_property
+    def nc(self) -> pd.DataFrame:
+        """``nc_split_table``."""
+        return nc_split_table(self.runs, self.params)
+
+    @functools.cached_property
+    def curve(self) -> pd.DataFrame:
+        """``tree_curve``."""
+        return tree_curve(self.runs, self.params)

@@ -8,18 +8,18 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import pages, report
-from graphrepro.chapters.lrgb_head.configs import full_params, paper_epochs, recorded_runs
-from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES
-from graphrepro.chapters.lrgb_head.tables import main_table, stage_mean, stage_means
+from graphrepro import report
+from graphrepro.chapters.lrgb_head.configs import available, paper_epochs
+from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES, UNAVAILABLE
+from graphrepro.chapters.lrgb_head.tables import Tables, stage_mean, stage_means
 from graphrepro.experiments import lrgb
-from graphrepro.report import claim_row
+from graphrepro.verdicts import Budget, Claim, compare
 
 
-def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, Any]) -> dict[str, str]:
-    """The numbers the findings quote, as glue keys and text: from the paper-vs-ours table (``main_table``)
-    and the order of the stages (``order_table``) the page shows."""
-    means = stage_means(long)
+def finding_numbers(t: Tables) -> dict[str, str]:
+    """The numbers the findings quote, as glue keys and text: from the paper-vs-ours table and the order of
+    the stages the page shows."""
+    params, order, means = t.params, t.order, stage_means(t.main)
 
     def gains(better: str, worse: str) -> str:
         pairs = [(m, stage_mean(means, m, better) - stage_mean(means, m, worse)) for m in params["models"]]
@@ -46,49 +46,44 @@ def finding_numbers(long: pd.DataFrame, order: pd.DataFrame, params: dict[str, A
     }
 
 
-def paper_cells(params: dict[str, Any], runs: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+def paper_cells(t: Tables) -> list[dict[str, Any]]:
     """Every number of the papers' head ablation beside ours, for the Verdicts page (nothing is trained here)."""
-    runs = recorded_runs(params) if runs is None else runs
-    return report.cell_rows(CHAPTER, main_table(runs, params), lambda r: f"{r.model}, {r.stage} (test AP)",
-                            params["tolerance"], "paper-vs-ours")
+    return report.cell_rows(CHAPTER, t.main, lambda r: f"{r.model}, {r.stage} (test AP)", t.params["tolerance"], "paper-vs-ours")
 
 
-def headline(params: dict[str, Any], runs: pd.DataFrame | None = None) -> dict[str, Any]:
+def headline(t: Tables) -> dict[str, Any]:
     """The chapter's strongest number for the synthesis: what a 2-layer prediction head adds to LRGB's linear one."""
-    runs = recorded_runs(params) if runs is None else runs
-    means = stage_means(main_table(runs, params))
-    linear, two = HEAD_STAGES[0], HEAD_STAGES[1]
+    means, (linear, two) = stage_means(t.main), HEAD_STAGES[:2]
     gains = {model: (stage_mean(means, model, two) - stage_mean(means, model, linear),
                      f"{model}: test AP {stage_mean(means, model, linear):.1f} with LRGB's linear head, "
-                     f"{stage_mean(means, model, two):.1f} with a 2-layer head") for model in params["models"]}
+                     f"{stage_mean(means, model, two):.1f} with a 2-layer head") for model in t.params["models"]}
     return report.headline_row(CHAPTER, "an under-tuned head", "paper-vs-ours", gains)
 
 
-def claim_verdicts(profile: str, runs: pd.DataFrame | None = None, params: dict[str, Any] | None = None) -> list[dict[str, str]]:
-    """The chapter's claims, decided from the records (nothing is trained here)."""
-    params = pages.resolve(CHAPTER, profile) if params is None else params
-    runs = recorded_runs(params) if runs is None else runs
-    tol, rows = params["tolerance"], []
-    short, full = stage_means(main_table(runs, params)), stage_means(main_table(runs, full_params(params)))
+def claims(t: Tables) -> list[Claim]:
+    """The chapter's claims, each decided on the papers'-budget records where every cell it compares has
+    them, else on the profile's (then not decided while that is shorter than the papers')."""
+    params, tol = t.params, t.params["tolerance"]
+    short, full = stage_means(t.main), stage_means(t.full)
 
-    def decide(claim: str, cells: list[tuple[str, str]], rule: Callable[..., bool], evidence: str) -> dict[str, str]:
-        """The claim from the papers'-budget records where every cell has them, else from the profile's."""
+    def claim(id: str, statement: str, cells: list[tuple[str, str]], rule: Callable[..., bool], evidence: str) -> Claim:
         epochs = max(paper_epochs(m, s) for m, s in cells)
         values = [stage_mean(full, m, s) for m, s in cells]
-        budget = (epochs, epochs)
+        budget = None
         if any(math.isnan(v) for v in values):
-            values, budget = [stage_mean(short, m, s) for m, s in cells], (params["epochs"] or epochs, epochs)
-        holds = None if any(math.isnan(v) for v in values) else bool(rule(*values))
-        settled = f" ({epochs} epochs)" if budget[0] == epochs else ""
-        return claim_row(CHAPTER, claim, holds, evidence.format(*values) + settled, budget)
+            values, budget = [stage_mean(short, m, s) for m, s in cells], Budget(params["epochs"] or epochs, epochs)
 
-    gps = (lrgb.GPS, "tuned")
+        suffix = "" if budget and budget.short else f" ({epochs} epochs)"
+        return compare(id, statement, values, rule, evidence + suffix, budget=budget, unavailable="" if available() else UNAVAILABLE)
+
+    gps, rows = (lrgb.GPS, "tuned"), []
     for model in params["models"]:
         linear, two, tuned = ((model, s) for s in HEAD_STAGES)
-        rows.append(decide(f"{model}: the 2-layer head alone improves on LRGB's linear head by more than {tol:g}",
-                           [two, linear], lambda a, b: a > b + tol, "{:.1f} vs {:.1f}"))
-        rows.append(decide(f"{model}: tuned matches or beats tuned GPS (within {tol:g})",
-                           [tuned, gps], lambda a, b: a >= b - tol, "tuned {:.1f} vs GPS {:.1f}"))
-    rows.append(decide(f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}",
-                       [gps, (lrgb.GPS, "tuned, linear head")], lambda a, b: abs(a - b) <= tol, "2-layer {:.1f} vs linear {:.1f}"))
+        rows.append(claim(f"{model.lower()}-head-gain",
+                          f"{model}: the 2-layer head alone improves on LRGB's linear head by more than {tol:g}",
+                          [two, linear], lambda a, b: a > b + tol, "{:.1f} vs {:.1f}"))
+        rows.append(claim(f"{model.lower()}-tuned-vs-gps", f"{model}: tuned matches or beats tuned GPS (within {tol:g})",
+                          [tuned, gps], lambda a, b: a >= b - tol, "tuned {:.1f} vs GPS {:.1f}"))
+    rows.append(claim("gps-head-insensitive", f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}",
+                      [gps, (lrgb.GPS, "tuned, linear head")], lambda a, b: abs(a - b) <= tol, "2-layer {:.1f} vs linear {:.1f}"))
     return rows

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphrepro import catalog, pages, precision, store
+from graphrepro import catalog, cells, pages, precision, store
 from graphrepro.chapters.lrgb_head.paper import (
     CHAPTER,
     FIDELITY_SEEDS,
@@ -25,7 +25,6 @@ from graphrepro.chapters.lrgb_head.paper import (
 from graphrepro.data.registry import dataset_status
 from graphrepro.experiments import lrgb
 from graphrepro.grid import run_grid
-from graphrepro.report import mean_std
 
 
 def available() -> bool:
@@ -143,6 +142,34 @@ def reduction_note(params: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def table_cells(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """(model, stage) of every cell the chapter shows."""
+    gps = [(lrgb.GPS, s) for s in GPS_STAGES] if params["gps"] else []
+    return [(m, s) for m in params["models"] for s in STAGES] + gps
+
+
+PLAN_LABELS = ["part", "model", "stage", "precision", "seed"]
+
+
+def plan(params: dict[str, Any]) -> pd.DataFrame:
+    """Every run the chapter reads, each config built once: ``main`` (every cell at the profile's epochs),
+    ``full`` (every cell at the papers' epochs), ``long`` (the longer GCN pair) and ``fidelity`` (that pair in
+    both precisions); its labels and key (``cells.plan``). Empty while Peptides-func cannot be had."""
+    rows = [(_labels(part, c, s), c) for part, at in (("main", params), ("full", full_params(params)))
+            for m, s in table_cells(params) for seed in range(params["seeds"]) for c in [config(at, m, s, seed)]
+            ] + [(_labels("long", c, s), c) for s, c in zip(LONG_PAIR[1], long_configs(params))] if available() else []
+    return cells.plan(rows + _fidelity_rows(params), key, PLAN_LABELS)
+
+
+def fidelity_plan(params: dict[str, Any]) -> pd.DataFrame:
+    """``plan``'s ``fidelity`` part alone (``fidelity_check`` reads it while ``config`` decides the precision)."""
+    return cells.plan(_fidelity_rows(params), key, PLAN_LABELS)
+
+
+def _labels(part: str, config: dict[str, Any], stage: str) -> dict[str, Any]:
+    return {"part": part, "model": config["model"], "stage": stage, "precision": precision.of(config), "seed": config["seed"]}
+
+
 def main_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every model at every stage, every seed; GPS with and without its deeper head."""
     gnns = [config(params, m, s, seed) for m in params["models"] for s in STAGES for seed in range(params["seeds"])]
@@ -223,10 +250,6 @@ def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     return run_grid(CHAPTER, lrgb.EXPERIMENT.name, configs, params["device"], desc=desc) if configs else pd.DataFrame()
 
 
-def _subset(runs: pd.DataFrame, configs: list[dict[str, Any]]) -> pd.DataFrame:
-    return store.runs_with_keys(runs, map(key, configs))
-
-
 def stage_of(config: dict[str, Any]) -> str:
     """The stage a config belongs to."""
     if config["model"] == lrgb.GPS:
@@ -264,11 +287,16 @@ def full_runs(params: dict[str, Any]) -> pd.DataFrame:
 def fidelity_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """The longer GCN pair in fp32 and in bf16 mixed precision, ``FIDELITY_SEEDS`` seeds each: the check that
     decides whether bf16 may train the papers'-budget runs."""
+    return [c for _, c in _fidelity_rows(params)]
+
+
+def _fidelity_rows(params: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``fidelity_configs`` with their ``plan`` labels."""
     model, stages = LONG_PAIR
     if not params["long_epochs"] or model not in params["models"]:
         return []
-    return [config({**params, "precision": p}, model, s, seed, epochs=params["long_epochs"])
-            for p in precision.CHOICES for s in stages for seed in range(FIDELITY_SEEDS)]
+    return [(_labels("fidelity", c, s), c) for p in precision.CHOICES for s in stages for seed in range(FIDELITY_SEEDS)
+            for c in [config({**params, "precision": p}, model, s, seed, epochs=params["long_epochs"])]]
 
 
 def fidelity_runs(params: dict[str, Any]) -> pd.DataFrame:
@@ -280,16 +308,15 @@ def fidelity_check(runs: pd.DataFrame, params: dict[str, Any]) -> list[dict[str,
     """Per stage of the longer GCN pair: test AP × 100 in fp32 and in bf16 as (mean, std, runs) over seeds, the
     difference allowed (fp32's seed spread or the tolerance, whichever is larger), and whether bf16 is within it
     (None until every run of the stage is recorded)."""
-    model, stages = LONG_PAIR
+    found = cells.stats(fidelity_plan(params), runs, ["stage", "precision"], "test_ap")
     rows = []
-    for stage in stages if params["long_epochs"] else ():
-        cells = {p: mean_std(_subset(runs, [config({**params, "precision": p}, model, stage, seed, epochs=params["long_epochs"])
-                                            for seed in range(FIDELITY_SEEDS)]).get("test_ap", pd.Series(dtype=float)))
-                 for p in precision.CHOICES}
-        (fm, fs, fn), (bm, _, bn) = cells[precision.FLOAT32], cells[precision.BFLOAT16]
+    for stage in dict.fromkeys(found.index.get_level_values("stage")):
+        stats = {p: tuple(found.loc[(stage, p), ["mean", "std", "n"]]) for p in precision.CHOICES}
+        stats = {p: (float(m), float(sd), int(n)) for p, (m, sd, n) in stats.items()}
+        (fm, fs, fn), (bm, _, bn) = stats[precision.FLOAT32], stats[precision.BFLOAT16]
         allowed = max(params["tolerance"], 0.0 if math.isnan(fs) else fs)
         complete = fn == bn == FIDELITY_SEEDS
-        rows.append({"stage": stage, **cells, "allowed": allowed, "within": abs(bm - fm) <= allowed if complete else None})
+        rows.append({"stage": stage, **stats, "allowed": allowed, "within": abs(bm - fm) <= allowed if complete else None})
     return rows
 
 

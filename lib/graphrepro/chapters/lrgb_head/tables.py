@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -10,22 +11,20 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from graphrepro import precision, store
+from graphrepro import cells, precision, store
 from graphrepro.chapters.lrgb_head.configs import (
-    _subset,
     available,
     config,
     fidelity_check,
-    full_params,
-    key,
     paper_epochs,
+    plan,
     stage_of,
+    table_cells,
 )
 from graphrepro.chapters.lrgb_head.paper import (
     BUDGET,
     CHAPTER,
     FIDELITY_SEEDS,
-    GPS_STAGES,
     HEAD_STAGES,
     LRGB_PARAMETERS,
     PAPER,
@@ -36,13 +35,8 @@ from graphrepro.chapters.lrgb_head.paper import (
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
-from graphrepro.report import fmt, mean_std
+from graphrepro.report import fmt
 from graphrepro.verdicts import Cell, judge_cell
-
-
-def _cell(runs: pd.DataFrame, params: dict[str, Any], model: str, stage: str) -> tuple[float, float, int]:
-    cell = _subset(runs, [config(params, model, stage, s) for s in range(params["seeds"])])
-    return mean_std(cell["test_ap"] if "test_ap" in cell else pd.Series(dtype=float))
 
 
 def dataset_stats(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -92,7 +86,7 @@ def parameter_table(params: dict[str, Any]) -> pd.DataFrame:
     """Parameters of every model at every stage, checked: LRGB's originals against the counts LRGB lists,
     the tuned ones against the 500k budget (a failed check raises)."""
     rows = []
-    for model, stage in _rows(params):
+    for model, stage in table_cells(params):
         count = parameter_count(lrgb.build(config(params, model, stage, 0)))
         if stage == "LRGB, linear head" and model != lrgb.GPS:
             check = f"LRGB lists {LRGB_PARAMETERS[model] // 1000}k"
@@ -106,23 +100,44 @@ def parameter_table(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["model", "stage"])
 
 
-def _rows(params: dict[str, Any]) -> list[tuple[str, str]]:
-    """(model, stage) of every cell the chapter shows."""
-    gps = [(lrgb.GPS, s) for s in GPS_STAGES] if params["gps"] else []
-    return [(m, s) for m in params["models"] for s in STAGES] + gps
-
-
-def main_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Paper and ours (test AP x 100 at the best validation epoch) per model and stage, with a verdict (long form)."""
+def main_table(runs: pd.DataFrame, params: dict[str, Any], part: str = "main", planned: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Paper and ours (test AP x 100 at the best validation epoch) per model and stage, with a verdict (long
+    form), at the profile's epochs (``part`` main) or the papers' (``full``); ``planned`` is ``configs.plan``."""
+    planned = plan(params) if planned is None else planned
+    found = cells.stats(planned[planned.part == part], runs, ["model", "stage"], "test_ap")
     rows = []
-    for model, stage in _rows(params):
+    for model, stage in table_cells(params):
         pm, ps = PAPER.get((model, stage), (math.nan, math.nan))
-        mean, std, n = _cell(runs, params, model, stage)
+        mean, std, n, recorded = found.loc[(model, stage)] if (model, stage) in found.index else (math.nan, 0.0, 0, 0)
         rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
                      "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
-                     "verdict": Cell.UNAVAILABLE if not available() else judge_cell(mean, pm, params["tolerance"], n),
-                     "seeds": n, "paper_mean": pm, "mean": mean, "std": std})
+                     "verdict": Cell.UNAVAILABLE if not available() else judge_cell(mean, pm, params["tolerance"], recorded),
+                     "seeds": int(n), "paper_mean": pm, "mean": mean, "std": std})
     return pd.DataFrame(rows)
+
+
+class Tables(cells.Tables):
+    """The tables the claims, findings, headline and Verdicts page read, over one frame of records."""
+
+    @functools.cached_property
+    def plan(self) -> pd.DataFrame:
+        """``configs.plan``: every run the chapter reads."""
+        return plan(self.params)
+
+    @functools.cached_property
+    def main(self) -> pd.DataFrame:
+        """``main_table`` at the profile's epochs."""
+        return main_table(self.runs, self.params, "main", self.plan)
+
+    @functools.cached_property
+    def full(self) -> pd.DataFrame:
+        """``main_table`` at the papers' epochs."""
+        return main_table(self.runs, self.params, "full", self.plan)
+
+    @functools.cached_property
+    def order(self) -> pd.DataFrame:
+        """``order_table`` of the records' learning curves."""
+        return order_table(curves(self.runs), self.params)
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +190,7 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataF
         return pd.DataFrame()
     stages = runs.apply(lambda r: stage_of(r.dropna().to_dict()), axis=1) if runs is not None and len(runs) else None
     rows = []
-    for model, stage in _rows(params):
+    for model, stage in table_cells(params):
         group = curve[(curve.model == model) & (curve.stage == stage)]
         if not len(group):
             continue
@@ -218,20 +233,23 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
     tuned 250), the paper's number, and how far the papers'-budget runs have come."""
-    full, rows = full_params(params), []
-    for model, stage in _rows(params):
+    planned = plan(params)
+    short, long = (cells.stats(planned[planned.part == p], runs, ["model", "stage"], "test_ap") for p in ("main", "full"))
+    full = cells.recorded(planned[planned.part == "full"], runs)
+    rows = []
+    for model, stage in table_cells(params):
         if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
             continue
-        planned = [config(full, model, stage, seed) for seed in range(params["seeds"])]
-        done = _subset(runs, planned)
-        epochs = [int(r.epochs_run) for r in done.itertuples()] if "epochs_run" in done else []
-        progress = [lrgb.epochs_checkpointed(key(c)) for c in planned if key(c) not in set(done.get("key", []))]
-        status = f"{len(done)}/{len(planned)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        mine = planned[(planned.part == "full") & (planned.model == model) & (planned.stage == stage)]
+        done = full[(full.model == model) & (full.stage == stage)]
+        epochs = [int(e) for e in done.epochs_run] if "epochs_run" in done else []
+        progress = [lrgb.epochs_checkpointed(k) for k in mine.key if k not in set(done.key)]
+        status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
         if any(progress):
             status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
         row = {"model": model, "stage": stage,
-               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*_cell(runs, params, model, stage)[:2])}
-        row |= {"500/250": fmt(*_cell(runs, full, model, stage)[:2]), "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))),
-                "recorded": status}
+               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*short.loc[(model, stage), ["mean", "std"]]),
+               "500/250": fmt(*long.loc[(model, stage), ["mean", "std"]]),
+               "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))), "recorded": status}
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()

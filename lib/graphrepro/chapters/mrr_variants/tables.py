@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from graphrepro import store
+from graphrepro import cells, store
 from graphrepro.chapters.mrr_variants.configs import kg_configs
 from graphrepro.chapters.mrr_variants.paper import (
     CHAPTER,
@@ -162,10 +163,9 @@ def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
 
 def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
     """Largest |ours - pykeen| over every run, per metric."""
-    ours = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "amri", "z_mrr": "z_mrr"}
     return pd.DataFrame([{"metric": name, "runs": len(frame),
                           "largest |ours - pykeen|": float((frame[column] - frame[f"pykeen {name}"]).abs().max()) if len(frame) else math.nan}
-                         for name, column in ours.items()]).set_index("metric")
+                         for name, column in kg.PYKEEN_METRICS.items()]).set_index("metric")
 
 
 def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
@@ -216,3 +216,38 @@ def size_correlations(frame: pd.DataFrame) -> pd.DataFrame:
         rho = spearmanr(cells["candidates"], cells[m]).statistic if len(cells) > 2 and cells["candidates"].nunique() > 1 else math.nan
         rows.append({"metric": ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10"), "Spearman ρ with candidates": rho})
     return pd.DataFrame(rows).set_index("metric").round(3)
+
+
+class Tables(cells.Tables):
+    """The tables the claims, findings, headline and Verdicts page read, over one frame of records, each read
+    from the runs' rank artefacts once."""
+
+    @functools.cached_property
+    def frame(self) -> pd.DataFrame:
+        """``variant_frame``: the link-prediction runs under each variant."""
+        return variant_frame(self.runs)
+
+    @functools.cached_property
+    def shift(self) -> pd.DataFrame:
+        """``shift_table`` of our graphs, without the paper's row (empty before any run)."""
+        return shift_table(self.frame).drop(index=PAPER_SHIFT_ROW) if len(self.frame) else pd.DataFrame()
+
+    @functools.cached_property
+    def orders(self) -> pd.DataFrame:
+        """``orders`` of the encoders per graph and variant."""
+        return orders(self.frame)
+
+    @functools.cached_property
+    def ties(self) -> pd.DataFrame:
+        """``tie_table``."""
+        return tie_table()
+
+    @functools.cached_property
+    def kgs(self) -> pd.DataFrame:
+        """``kg_frame``: the knowledge-graph runs' metrics."""
+        return kg_frame(self.runs)
+
+    @functools.cached_property
+    def correlations(self) -> pd.DataFrame:
+        """``size_correlations`` across the knowledge graphs."""
+        return size_correlations(self.kgs)
