@@ -105,13 +105,13 @@ def _workers(args: argparse.Namespace) -> int | None:
     if args.workers is not None and args.workers < 1:
         raise pages.ParameterError(f"--workers must be at least 1, got {args.workers}")
     if args.scheduler:
-        from graphrepro import grid
+        from graphrepro import grid  # heavy (torch): only training needs it
 
         if not re.fullmatch(r"(tcp|tls|ucx)://[^\s/]+:\d+", args.scheduler):
             raise pages.ParameterError(f"--scheduler must be a Dask scheduler address such as tcp://host:8786, got {args.scheduler!r}")
         if importlib.util.find_spec("distributed") is None:
             raise pages.ParameterError("--scheduler needs Dask: pip install -e '.[cluster]'")
-        from dask.distributed import Client
+        from dask.distributed import Client  # optional: only with a Dask scheduler
 
         try:  # reachable now, not an hour into the page
             Client(args.scheduler, timeout=10).close()
@@ -133,7 +133,7 @@ def _say_what_trains(slug: str, params: dict) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from graphrepro import runner
+    from graphrepro import runner  # Jupyter: only executing pages needs it
 
     overrides = pages.parse_overrides(args.chapter, args.parameter)
     params = pages.resolve(args.chapter, args.profile, **overrides)
@@ -146,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from graphrepro import grid
+    from graphrepro import grid  # heavy (torch): only training needs it
 
     plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
     params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
@@ -161,7 +161,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _book(args: argparse.Namespace) -> int:
-    from graphrepro import build, runner
+    from graphrepro import build, runner  # Jupyter Book: only building needs it
 
     pages.resolve(pages.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
     workers = _workers(args)
@@ -185,7 +185,7 @@ def _book(args: argparse.Namespace) -> int:
 
 
 def _data() -> int:
-    from graphrepro.data import DATASETS, dataset_status
+    from graphrepro.data import DATASETS, dataset_status  # the registry: only `data` needs it
 
     statuses = [dataset_status(name) for name in DATASETS]
     table = pd.DataFrame(statuses)
@@ -198,9 +198,9 @@ def _data() -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # only `verify` draws progress
 
-    from graphrepro import verify
+    from graphrepro import verify  # heavy (torch): only `verify` needs it
 
     if args.digests:
         checked, problems = verify.integrity(args.chapter)
@@ -223,11 +223,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    import platform
+    import platform  # only `bench` needs it
 
-    import torch
+    import torch  # heavy: declaring parameters and answering the CLI never load torch
 
-    from graphrepro import bench
+    from graphrepro import bench  # heavy (torch): only `bench` needs it
 
     slugs = [pages.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in pages.chapter_pages()]
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
@@ -263,14 +263,14 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
-    from graphrepro import store
+    from graphrepro import store  # only `record` needs it
 
     return {p.slug: len(store.record_files(p.slug)) for p in pages.chapter_pages()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, 130 when interrupted)."""
-    from graphrepro.paths import NotWritable
+    from graphrepro.paths import NotWritable  # only `record` needs it
 
     args = _parser().parse_args(argv)
     commands = {"list": lambda: _list(), "run": lambda: _run(args), "train": lambda: _train(args), "book": lambda: _book(args),

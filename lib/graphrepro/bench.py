@@ -16,6 +16,7 @@ import pandas as pd
 
 from graphrepro import experiments, pages, paths, store
 from graphrepro.grid import batches, run_batch
+from graphrepro.models import batched
 from graphrepro.train import release_freed_memory
 
 
@@ -89,8 +90,6 @@ def batched_speedup(model: str, graph: Any, y: Any, split: dict[str, Any], sizes
                     epochs: int = 50, hidden: int = 64) -> list[dict[str, Any]]:
     """Seconds per member-epoch of ``graphrepro.batched`` training ``size`` members one at a time and as one
     batch (lr, weight decay and dropout rates differing between members), timed in one process."""
-    from graphrepro.models import batched
-
     rows = []
     for size in sizes:
         configs = member_settings(size)
@@ -320,7 +319,7 @@ def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", pr
 def top_operators(work: Callable[[], Any], top: int = 8) -> list[tuple[str, float, float]]:
     """Where ``work``'s time goes: torch's profiler over one call, the ``top`` operators by their own CPU time as
     (name, share of the whole, seconds)."""
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity, profile  # only profiling needs it
 
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         work()
@@ -333,8 +332,6 @@ def batched_profile(model: str, graph: Any, y: Any, split: dict[str, Any], membe
                     hidden: int = 64, top: int = 8) -> list[dict[str, Any]]:
     """Where a batched member-epoch goes: the ``top`` operators (``top_operators``) over ``members`` trained
     together, each as a share of the whole and in ms per member-epoch."""
-    from graphrepro.models import batched
-
     ops = top_operators(lambda: batched.train(batched.MODELS[model], graph, y, split, batched.hyper_tensors(member_settings(members)),
                                               list(range(members)), hidden, epochs, patience=epochs + 1), top)
     return [{"run": f"{model}, {members} members: where the time goes", "operator": name, "share of time": share,

@@ -122,7 +122,7 @@ def fan_out(calls: list[Callable[[], T]], workers: int) -> Iterator[T]:
     if workers <= 1 or len(calls) <= 1:
         yield from (call() for call in calls)
         return
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed  # optional executor, only when a grid fans out
 
     settings = {name: value for name, value in os.environ.items() if name.startswith(SETTINGS_PREFIX)}
     with warnings.catch_warnings(), _backend(os.environ.get(SCHEDULER)):
@@ -140,10 +140,10 @@ def _backend(scheduler: str | None) -> Iterator[None]:
         yield
         return
     try:
-        from dask.distributed import Client
+        from dask.distributed import Client  # optional: only with a Dask scheduler
     except ImportError as error:
         raise RuntimeError(f"{SCHEDULER} is set but Dask is not installed: pip install -e '.[cluster]'") from error
-    from joblib import parallel_config
+    from joblib import parallel_config  # optional executor, only when a grid fans out
 
     with Client(scheduler), parallel_config(backend="dask", wait_for_workers_timeout=60):
         yield

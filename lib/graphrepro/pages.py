@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,7 +124,7 @@ def same(value: Any) -> dict[str, Any]:
 
 def _device_available(device: str) -> str | None:
     """Why ``device`` cannot train here (None when it can)."""
-    import torch
+    import torch  # heavy: declaring parameters and answering the CLI never load torch
 
     if device == "cuda" and not torch.cuda.is_available():
         return "torch sees no CUDA device on this machine; use -p device cpu (or auto)"
@@ -210,8 +211,6 @@ def page(slug: str) -> Page:
 def run_command(slug: str, params: dict[str, Any]) -> str:
     """The command line that executes the page with ``params``: its profile, and each parameter that differs
     from that profile's value."""
-    import shlex
-
     target, defaults = page(slug), resolve(slug, params["profile"])
     changed = "".join(f" -p {p.name} {shlex.quote(p.text(params[p.name]))}" for p in target.params
                       if params[p.name] != defaults[p.name])

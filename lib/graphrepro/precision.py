@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # torch loads only when a run trains: the command line answers without it
-    import torch
+    import torch  # heavy: declaring parameters and answering the CLI never load torch
 
 FLOAT32, BFLOAT16 = "float32", "bfloat16"
 CHOICES = (FLOAT32, BFLOAT16)
@@ -32,7 +32,7 @@ def cpu_bf16() -> str:
 
 def unavailable(precision: str) -> str | None:
     """Why ``precision`` cannot train here (None when it can)."""
-    import torch
+    import torch  # heavy: declaring parameters and answering the CLI never load torch
 
     if precision == BFLOAT16 and cpu_bf16() == "none" and not torch.cuda.is_available():
         return ("this CPU has no bfloat16 hardware (neither AMX nor avx512_bf16) and torch sees no CUDA device; "
@@ -46,7 +46,7 @@ def autocast(precision: str, device: torch.device) -> Iterator[None]:
     if precision == FLOAT32:
         yield
         return
-    import torch
+    import torch  # heavy: declaring parameters and answering the CLI never load torch
 
     with torch.autocast(device.type, dtype=torch.bfloat16):
         yield

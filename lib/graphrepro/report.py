@@ -95,7 +95,7 @@ def figure_problems(fig: plt.Figure) -> list[str]:
 def glue_figure(name: str, fig: plt.Figure) -> None:
     """Glue a figure for a ``{glue:figure}`` block and close it, so that it is not shown twice; a figure
     with an unlabelled axis or an unexplained series is refused (the page, and so the build, fails)."""
-    from myst_nb import glue
+    from myst_nb import glue  # myst-nb: only a page's kernel needs it
 
     problems = figure_problems(fig)
     if problems:

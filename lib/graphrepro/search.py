@@ -92,7 +92,7 @@ def recorded_choice(chapter: str, experiment: experiments.Experiment, trial_keys
 
 @contextlib.contextmanager
 def _quiet_optuna() -> Iterator[None]:
-    import optuna
+    import optuna  # heavy, and only a search needs it
 
     before = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -113,9 +113,9 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
     the experiment stacks its settings). ``train=False`` replays what is recorded and stops at the first
     generation with a trial not recorded (nothing trains). A study that trains draws its progress bar
     unless ``show`` is off. Returns the study and the trials' records."""
-    import optuna
+    import optuna  # heavy, and only a search needs it
 
-    from graphrepro.grid import run_grid
+    from graphrepro.grid import run_grid  # grid trains; the module above it imports this one
 
     experiment = catalog.experiment(experiment_name)
     spec = experiment.selection_spec(base)

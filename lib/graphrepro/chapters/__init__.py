@@ -27,7 +27,7 @@ def executed_with(profile: str) -> dict[str, dict[str, Any]]:
 def chapters_as_executed(page: str, profile: str, rows: str = "rows come") -> dict[str, dict[str, Any]]:
     """For a computed page: each chapter's parameters as its page ran (``executed_with``), a banner shown for
     every chapter whose ``rows`` are not the published numbers."""
-    from IPython.display import display
+    from IPython.display import display  # IPython: only a page's kernel needs it
 
     pages.resolve(page, profile)
     used = executed_with(profile)

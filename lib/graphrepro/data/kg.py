@@ -61,7 +61,7 @@ def triples_from_tarball(path: Path) -> dict[str, np.ndarray]:
 def factories(triples: dict[str, np.ndarray]) -> dict[str, object]:
     """One ``TriplesFactory`` per part, all with the same entity and relation maps."""
     use_project_cache()
-    from pykeen.triples import TriplesFactory
+    from pykeen.triples import TriplesFactory  # heavy (pykeen): only knowledge-graph runs load it
 
     every = np.concatenate([triples[p] for p in PARTS])
     entity_to_id = {e: i for i, e in enumerate(sorted(set(every[:, 0]) | set(every[:, 2])))}
@@ -83,7 +83,7 @@ def load_kg(name: str) -> dict[str, object]:
     if name in SHIPPED:
         home = use_project_cache()
         home.mkdir(parents=True, exist_ok=True)
-        from pykeen.datasets import get_dataset
+        from pykeen.datasets import get_dataset  # heavy (pykeen): only knowledge-graph runs load it
 
         # pykeen writes its cache of a shipped graph on first use; two workers doing so at once read each
         # other's half-written files, so the first use is one process at a time

@@ -41,7 +41,7 @@ def smiles_to_arrays(smiles: list[str], progress: bool = True) -> dict[str, np.n
     """Every molecule through OGB's ``smiles2graph``, concatenated: node and edge features, edge index
     (local to each graph), and the offsets of each graph's nodes and edges."""
     os.environ.setdefault("OUTDATED_IGNORE", "1")  # ogb would otherwise ask PyPI for a newer version
-    from ogb.utils import smiles2graph
+    from ogb.utils import smiles2graph  # heavy (rdkit): only building Peptides from SMILES needs it
     from rdkit import RDLogger
 
     xs, eis, eas, n_nodes, n_edges = [], [], [], [0], [0]

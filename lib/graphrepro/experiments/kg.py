@@ -67,7 +67,7 @@ def shipped(source: str) -> dict[str, Any]:
     text = resources.files("pykeen.experiments").joinpath(source).read_text()
     if source.endswith(".json"):
         return json.loads(text)
-    import yaml
+    import yaml  # only reading a published configuration needs it
 
     return yaml.safe_load(text)
 
@@ -114,7 +114,7 @@ def prepare(config: dict[str, Any]) -> dict[str, Any]:
     with quiet_pykeen():  # pykeen logs each cached file it reads
         parts = kg_data.load_kg(config["dataset"])
     if data_key(config)[1]:
-        from pykeen.triples import TriplesFactory
+        from pykeen.triples import TriplesFactory  # heavy (pykeen): only knowledge-graph runs load it
 
         parts = {k: TriplesFactory(v.mapped_triples, v.entity_to_id, v.relation_to_id, create_inverse_triples=k == "train")
                  for k, v in parts.items()}
@@ -150,7 +150,7 @@ def pinned_loop(name: str, started: float) -> type:
     """pykeen's training loop ``name`` whose checkpoints are written atomically and pinned by their sha256
     (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk.
     Each carries the seconds since ``started`` (a ``time.perf_counter`` reading, earlier processes included)."""
-    from pykeen.training import training_loop_resolver
+    from pykeen.training import training_loop_resolver  # heavy (pykeen): only knowledge-graph runs load it
 
     base = training_loop_resolver.lookup(name)
 
@@ -177,7 +177,7 @@ def rotated_distances(anchors: torch.Tensor, candidates: torch.Tensor) -> torch.
 def rotate_ranking_all_entities() -> type:
     """pykeen's RotatE model whose evaluation scores all entities by ``rotated_distances``; training
     (gradients on) and single-triple scoring stay pykeen's own."""
-    from pykeen.models import RotatE
+    from pykeen.models import RotatE  # heavy (pykeen): only knowledge-graph runs load it
     from pykeen.nn.modules import RotatEInteraction
     from pykeen.utils import ensure_complex
 
@@ -209,7 +209,7 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     """Train one config with pykeen's pipeline, continuing from its checkpoint when a verified one exists,
     and evaluate the test triples, filtered, both sides. ``stop_after`` (tests) trains that many epochs,
     keeps the checkpoint and returns None, as an interrupted run would."""
-    from pykeen.evaluation import RankBasedEvaluator
+    from pykeen.evaluation import RankBasedEvaluator  # heavy (pykeen): only knowledge-graph runs load it
     from pykeen.pipeline import pipeline
 
     folder = checkpoints.folder(EXPERIMENT_NAME, key)

@@ -4,6 +4,7 @@ checkpoints every epoch (sha256-pinned), so an interrupted run continues where i
 
 from __future__ import annotations
 
+import io
 import math
 import shutil
 import time
@@ -203,8 +204,6 @@ def load_checkpoint(folder: Path) -> dict[str, Any] | None:
     data = checkpoints.read_verified(folder / "state.pt")
     if data is None:
         return None  # none, torn or edited: start over rather than trust it
-    import io
-
     return torch.load(io.BytesIO(data), weights_only=True)
 
 

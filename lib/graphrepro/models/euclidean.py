@@ -129,7 +129,10 @@ class GATConv(nn.Module):
 
     def forward(self, x: torch.Tensor, graph: Data | None = None) -> torch.Tensor:
         """Attend over each node's neighbours (itself included) and combine their transformed features."""
-        from torch_geometric.utils import add_remaining_self_loops, softmax
+        from torch_geometric.utils import (  # heavy: loads PyG only when this layer runs
+            add_remaining_self_loops,
+            softmax,
+        )
 
         s, heads, channels = len(self.members), self.heads, self.channels
         h = self.linear(x).view(s, -1, heads, channels)  # [S, N, H, C]

@@ -41,7 +41,7 @@ def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fol
 
 def distributions(model: str) -> dict[str, Any]:
     """The search space as Optuna distributions (categorical: the paper's grid values)."""
-    import optuna
+    import optuna  # heavy, and only a search needs it
 
     space = {**SPACE, **({"eps": EPS} if model == "FAGCN" else {})}
     return {name: optuna.distributions.CategoricalDistribution(values) for name, values in space.items()}

@@ -5,21 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from torch_geometric.nn import GATConv
 
 from graphrepro import pages
+from graphrepro.bench import compare_seconds, seconds_per_run
 from graphrepro.chapters.han_vs_gat.configs import available
 from graphrepro.chapters.han_vs_gat.paper import CHAPTER
 from graphrepro.experiments import hgb
+from graphrepro.models.hgb import gat_layer
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:
     """One GAT layer (8 heads of 64, forward and backward) on each dataset's whole graph, PyG's per-edge
     messages against our sparse product; then seconds per run of GCN and GAT on IMDB, ten epochs each."""
-    from torch_geometric.nn import GATConv
-
-    from graphrepro.bench import compare_seconds, seconds_per_run
-    from graphrepro.models.hgb import gat_layer
-
     rows = []
     for dataset in available(pages.resolve(CHAPTER, "standard")):
         data = hgb.prepare(hgb.make_config(dataset, "GAT", 0))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphrepro.bench import seconds_per_run
 from graphrepro.chapters.hgcn_mlp_bug.paper import TASK_SETTINGS
 from graphrepro.experiments import hgcn
 
 
 def bench(seeds: int) -> list[dict[str, Any]]:
     """Seconds per run on Disease link prediction (standard settings) for the MLP and HGCN, one at a time and batched."""
-    from graphrepro.bench import seconds_per_run
-
     rows = []
     for model in ("MLP", "HGCN"):
         variant = "debugged" if model in hgcn.EUCLIDEAN else "none"

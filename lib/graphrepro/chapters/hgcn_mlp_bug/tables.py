@@ -30,7 +30,7 @@ from graphrepro.data.hgcn import raw_graph, read_disease
 from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.data.synthetic import tree_graph
 from graphrepro.experiments import hgcn
-from graphrepro.metrics import METRICS
+from graphrepro.metrics import METRICS, link_metrics
 from graphrepro.report import fmt, mean_std
 from graphrepro.verdicts import Cell, judge_cell
 
@@ -155,8 +155,6 @@ def isolated_endpoints(params: dict[str, Any]) -> pd.DataFrame:
     """How often a test pair has an endpoint left without any training edge, for held-out edges and for
     the sampled non-edges, and the ROC AUC (%) of scoring a pair by the fewer training edges of its two
     endpoints: a score that knows nothing but the split (nothing is trained)."""
-    from graphrepro.metrics import link_metrics
-
     rows = []
     bases = tree_bases(params)[:1]  # every γ shares the tree and hence the split
     bases += [hgcn.make_config(d, "lp", "MLP", 0, "debugged", normalize_feats=d != "disease_lp") for d in ("disease_lp", "airport")]

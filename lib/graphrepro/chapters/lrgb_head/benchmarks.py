@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+from torch.nn import functional as F
+from torch_geometric.loader import DataLoader
+
 from graphrepro import precision
+from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run, top_operators
 from graphrepro.chapters.lrgb_head.paper import MODELS
 from graphrepro.experiments import lrgb
 
@@ -13,10 +18,6 @@ def training_pass(config: dict[str, Any], graphs: list[Any], chunk: int = 16, re
     """One training pass (forward and backward) of ``config``'s model over ``graphs`` in batches of 200, at
     the config's precision and step; GPS's attention on chunks of ``chunk`` graphs, recomputed in the backward
     pass or kept."""
-    import torch
-    from torch.nn import functional as F
-    from torch_geometric.loader import DataLoader
-
     torch.manual_seed(0)
     model = lrgb.build(config)
     for layer in model.layers if config["model"] == lrgb.GPS else ():
@@ -35,8 +36,6 @@ def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
     step, the fast step in fp32 and in bf16 mixed precision (where this CPU has bf16), alternated in one
     process, with each one's speedup over today's and the target for bf16's; where bf16 misses it, the top
     operators of its pass over 200 graphs."""
-    from graphrepro.bench import compare_seconds, top_operators
-
     reason = precision.unavailable(precision.BFLOAT16)
     rows = []
     for model in MODELS + (lrgb.GPS,):
@@ -61,8 +60,6 @@ def bench(seeds: int) -> list[dict[str, Any]]:
     against recomputed in the backward pass (seconds, and how far each raises resident memory), one
     training pass over 600 graphs in batches of 200; today's step against the fast one in fp32 and bf16 for
     each tuned model (``step_rows``); then seconds per run of each tuned model, two epochs on 512 graphs."""
-    from graphrepro.bench import compare_seconds, peak_growth_mb, seconds_per_run
-
     gps = lrgb.make_config(lrgb.GPS, "tuned", 0, train_graphs=600, eval_graphs=8)
     graphs = lrgb.prepare(gps)["train"]
     rows = [compare_seconds("GPS, 600 graphs, forward and backward",

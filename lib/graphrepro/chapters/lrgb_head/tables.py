@@ -33,6 +33,7 @@ from graphrepro.chapters.lrgb_head.paper import (
     UNAVAILABLE,
 )
 from graphrepro.data import lrgb as lrgb_data
+from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
 from graphrepro.report import fmt
@@ -64,8 +65,6 @@ def dataset_stats(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
 
 def peptide_arrays() -> dict[str, np.ndarray]:
     """The processed Peptides-func arrays (checksum-verified files, built once into the cache)."""
-    from graphrepro.data.registry import DATASETS, resolve
-
     csv_spec, split_spec = DATASETS["peptides_func"].files
     return lrgb_data.process(resolve(csv_spec), resolve(split_spec), split_spec, progress=False)
 

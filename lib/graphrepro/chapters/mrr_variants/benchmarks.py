@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
+import torch
 
+from graphrepro.bench import compare_seconds
 from graphrepro.data import kg as kg_data
 from graphrepro.experiments import kg
 from graphrepro.metrics import ranking
@@ -15,12 +18,7 @@ def bench(seeds: int) -> list[dict[str, Any]]:
     """Seconds to rank a million queries of 100 candidates each and to evaluate every metric on them; then
     RotatE's scores of 8 queries against WN18RR's 40,943 entities (500 complex dimensions, random unit-modulus
     relations), pykeen's interaction against ``kg.rotated_distances``."""
-    import time
-
-    import torch
-    from pykeen.nn.modules import RotatEInteraction
-
-    from graphrepro.bench import compare_seconds
+    from pykeen.nn.modules import RotatEInteraction  # heavy (pykeen): only this benchmark needs it
 
     rng = np.random.default_rng(0)
     start = time.perf_counter()
