@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import platform
 import re
 import sys
 from collections.abc import Sequence
 
 import pandas as pd
 
-from graphrepro import pages
+from graphrepro import pages, store
+from graphrepro.paths import NotWritable
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_colwidth", 90)
@@ -223,8 +225,6 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    import platform  # only `bench` needs it
-
     import torch  # heavy: declaring parameters and answering the CLI never load torch
 
     from graphrepro import bench  # heavy (torch): only `bench` needs it
@@ -263,16 +263,31 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
-    from graphrepro import store  # only `record` needs it
-
     return {p.slug: len(store.record_files(p.slug)) for p in pages.chapter_pages()}
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The command line parsed; each ``-p NAME VALUE`` is taken before argparse sees it, so that a value that
+    starts with '-' (``-p tolerance -inf``) is read as a value, not as an option."""
+    pairs, rest, i = [], [], 0
+    while i < len(argv):
+        if argv[i] in ("-p", "--parameter") and i + 2 < len(argv):  # else argparse says two are expected
+            pairs.append(argv[i + 1:i + 3])
+            i += 3
+        else:
+            rest.append(argv[i])
+            i += 1
+    args = _parser().parse_args(rest)
+    if pairs and not hasattr(args, "parameter"):
+        _parser().error(f"{args.command} takes no -p NAME VALUE")
+    if pairs:
+        args.parameter = pairs
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, 130 when interrupted)."""
-    from graphrepro.paths import NotWritable  # only `record` needs it
-
-    args = _parser().parse_args(argv)
+    args = _parse(list(sys.argv[1:] if argv is None else argv))
     commands = {"list": lambda: _list(), "run": lambda: _run(args), "train": lambda: _train(args), "book": lambda: _book(args),
                 "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args)}
     before = _store_sizes()

@@ -65,6 +65,8 @@ class Param:
         values = value if self.many else [value]
         if self.many and (not isinstance(value, (list, tuple)) or not value):
             raise ParameterError(f"parameter {self.name!r} expects a non-empty {self.type_name()}, got {value!r}")
+        if self.many and (twice := sorted({str(v) for v in values if values.count(v) > 1})):
+            raise ParameterError(f"parameter {self.name!r} lists {', '.join(twice)} more than once, got {value!r}")
         for v in values:
             ok = isinstance(v, self.type) and not (self.type is int and isinstance(v, bool))
             if self.type is float and isinstance(v, int) and not isinstance(v, bool):
@@ -219,8 +221,12 @@ def run_command(slug: str, params: dict[str, Any]) -> str:
 
 def parse_overrides(slug: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     """Parameter values given as text (``-p name value`` on the command line), each parsed by its parameter."""
-    chosen = page(slug)
-    return {name: chosen.param(name).parse(value) for name, value in pairs}
+    chosen, given, parsed = page(slug), {}, {}
+    for name, value in pairs:
+        if name in given:
+            raise ParameterError(f"parameter {name!r} is given twice ({given[name]!r} and {value!r}); give it once")
+        given[name], parsed[name] = value, chosen.param(name).parse(value)
+    return parsed
 
 
 def notebook_params(slug: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
