@@ -170,8 +170,9 @@ def test_the_verdicts_page_agrees_with_every_chapter_page(smoke_book):
     for page in pages.chapter_pages():
         shown = {}
         for cls, rows in _tables(folder / f"{page.slug}.html"):
-            if "dataframe" in cls and len(rows) > 1 and rows[0][:2] == ["", "verdict"] and rows[1][0] == "claim":
-                shown.update({(page.slug, r[0]): r[1] for r in rows[2:]})
+            if "graphrepro-claims" in cls:
+                assert rows[0] == ["claim", "verdict", "evidence"], page.slug
+                shown.update({(page.slug, r[0]): r[1] for r in rows[1:]})
         assert shown, f"{page.slug} shows no verdict table"
         assert shown == {k: v for k, v in on_verdicts.items() if k[0] == page.slug}, page.slug
     summary = next(rows for cls, rows in tables if "dataframe" in cls and rows[0][-1:] == ["overall"])
@@ -262,9 +263,11 @@ def test_pages_render_in_headless_chromium(smoke_book):
 
 def _check_chapter_page(page) -> None:
     assert page.locator(".math").count() > 0
-    assert page.locator("table.graphrepro-grid").count() == 1  # Table 1 at a glance
-    assert page.locator("table.graphrepro-grid td.verdict-reproduced, table.graphrepro-grid td.verdict-differs, "
-                        "table.graphrepro-grid td.verdict-none").count() >= 12
+    grid = "table.graphrepro-grid:not(.graphrepro-claims)"
+    assert page.locator(grid).count() == 1  # Table 1 at a glance
+    assert page.locator(f"{grid} td.verdict-reproduced, {grid} td.verdict-differs, {grid} td.verdict-none").count() >= 12
+    claims = page.locator("table.graphrepro-claims tbody tr")
+    assert claims.count() >= 5 and claims.first.get_attribute("id").startswith("hgcn-mlp-bug-")  # each claim its anchor
     assert page.locator("table.dataframe").count() >= 3
     text = page.inner_text("article")
     assert "Parameters of this run" in text and "smoke" in text and "Not the published numbers" in text

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from graphrepro import pages, store
+from graphrepro import pages, sources, store
 from graphrepro.paths import NotWritable
 
 pd.set_option("display.width", 200)
@@ -77,6 +77,9 @@ def _training_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--workers", type=int, default=None, help="processes that train independent runs (default: one per core)")
     command.add_argument("--scheduler", default=None, metavar="ADDRESS",
                          help="a Dask scheduler (tcp://host:8786): runs fan out over its cluster's workers")
+    command.add_argument("--allow-dirty", action="store_true",
+                         help="train beyond smoke although lib/, notebooks/ or pyproject.toml differ from HEAD; each record "
+                              "then keeps the diff (results/diffs/<sha256>.patch)")
 
 
 def _show(value: object) -> str:
@@ -123,13 +126,21 @@ def _workers(args: argparse.Namespace) -> int | None:
     return args.workers
 
 
-def _say_what_trains(slug: str, params: dict) -> None:
-    """One line before a chapter executes: how many of its runs are not recorded and will train first."""
+def _committed_or_allowed(args: argparse.Namespace, what: str) -> None:
+    """Beyond smoke, training needs committed code (``environment.refuse_uncommitted``) unless ``--allow-dirty``."""
+    if args.profile != "smoke" and not args.allow_dirty:
+        sources.refuse_uncommitted(what)
+
+
+def _say_what_trains(slug: str, params: dict, args: argparse.Namespace) -> None:
+    """Before a chapter executes: refuse to train from uncommitted code, then say how many of its runs are not
+    recorded and will train first."""
     if not pages.page(slug).chapter:
         return
     configs, runs = pages.chapter_module(slug, "configs").chapter_records(params)
     missing = len(configs) - len(runs)
     if missing:
+        _committed_or_allowed(args, f"{missing} runs of {slug} ({args.profile})")
         print(f"{slug}: {missing} of {len(configs)} runs are not recorded yet and train first (Ctrl-C stops; "
               f"a rerun resumes; `python -m graphrepro train {slug}` trains them without the page)", flush=True)
 
@@ -140,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
     overrides = pages.parse_overrides(args.chapter, args.parameter)
     params = pages.resolve(args.chapter, args.profile, **overrides)
     workers = _workers(args)
-    _say_what_trains(args.chapter, params)
+    _say_what_trains(args.chapter, params, args)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
     print(f"executed {args.chapter} ({args.profile}) -> {out}")
@@ -153,6 +164,7 @@ def _train(args: argparse.Namespace) -> int:
     plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
     params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
     workers = _workers(args)
+    _committed_or_allowed(args, f"{args.chapter} ({args.profile})")
     if workers:
         os.environ[grid.WORKERS] = str(workers)
     for desc, step in plan(params):
@@ -169,10 +181,10 @@ def _book(args: argparse.Namespace) -> int:
     workers = _workers(args)
     for page in pages.pages():
         if not args.no_execute:
-            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile))
+            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile), args)
             print(f"executing {page.slug} ({args.profile}) ...", flush=True)
         elif runner.executed_parameters(page.slug) is None:
-            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile))
+            _say_what_trains(page.slug, pages.resolve(page.slug, args.profile), args)
             print(f"{page.slug} has not been executed yet: executing it ({args.profile}) ...", flush=True)
         else:
             continue
@@ -293,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = _store_sizes()
     try:
         return commands[args.command]()
-    except (pages.ParameterError, NotWritable) as err:
+    except (pages.ParameterError, NotWritable, sources.UncommittedCode) as err:
         print(f"graphrepro: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import platform
-import subprocess
 from importlib import metadata
 
 import torch
 
-from graphrepro import paths, precision
+from graphrepro import precision
+from graphrepro.sources import git_commit, keep_diff
 
 PACKAGES = ("torch", "torch-geometric", "geoopt", "numpy", "scipy", "scikit-learn", "pandas", "pykeen")
 
@@ -22,21 +22,6 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
     return versions
-
-
-def git_commit() -> str:
-    """The repository's HEAD commit, with ``+dirty`` when tracked files differ; ``unknown`` outside git."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=paths.REPO_ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.REPO_ROOT,
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("+dirty" if dirty else "")
 
 
 def hardware(device: torch.device) -> str:
@@ -59,7 +44,9 @@ def cpu() -> str:
 
 
 def run_environment(device: torch.device) -> dict[str, object]:
-    """Everything recorded next to a run's metrics about where and with what it ran."""
+    """Everything recorded next to a run's metrics about where and with what it ran; a run made from uncommitted
+    code also names the diff it was made with (``keep_diff``)."""
+    diff = keep_diff()
     return {
         "device": device.type,
         "hardware": hardware(device),
@@ -69,4 +56,5 @@ def run_environment(device: torch.device) -> dict[str, object]:
         "python": platform.python_version(),
         "packages": package_versions(),
         "git_commit": git_commit(),
+        **({"git_diff_sha256": diff} if diff else {}),
     }

@@ -9,7 +9,8 @@ import torch
 
 from graphrepro import catalog, pages, paths, store
 from graphrepro.data.registry import DATASETS, ChecksumMismatch, DataUnavailable, resolve
-from graphrepro.environment import git_commit, package_versions
+from graphrepro.environment import package_versions
+from graphrepro.sources import git_commit
 
 
 def build_environment() -> pd.DataFrame:
