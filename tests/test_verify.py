@@ -108,6 +108,20 @@ def test_sample_draws_committed_standard_records_only(monkeypatch):
     assert local["key"] not in listed
 
 
+def test_sample_draws_records_from_uncommitted_code_first():
+    """Two of six records were made from a dirty tree: a sample of two is exactly them, whatever the seed; a
+    sample of three adds one of the others."""
+    for i in range(6):
+        commit = "abc123+dirty" if i < 2 else "abc123"
+        store.write_record(CHAPTER, {"key": f"0000record{i:010d}", "experiment": hgcn.EXPERIMENT.name,
+                                     "version": hgcn.EXPERIMENT.version, "config": {"seed": i}, "metrics": {}, "git_commit": commit})
+    dirty = {"0000record0000000000", "0000record0000000001"}
+    for seed in range(5):
+        assert {r["key"] for r in sample_records(2, CHAPTER, seed=seed, local=True)} == dirty
+        three = [r["key"] for r in sample_records(3, CHAPTER, seed=seed, local=True)]
+        assert set(three[:2]) == dirty and three[2] not in dirty
+
+
 def test_sample_leaves_out_runs_that_took_longer_than_asked(capsys):
     """A two-hour run (chapter 4's kind) is never drawn under --max-minutes 15; a one-minute run is."""
     for key, seconds in (("0000quick0000record0", 60.0), ("0000slow00000record0", 7200.0)):

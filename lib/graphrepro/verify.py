@@ -174,7 +174,8 @@ def candidate_records(chapter: str | None = None, local: bool = False) -> list[d
 
 def sample_records(n: int, chapter: str | None = None, seed: int | None = None, local: bool = False,
                    max_minutes: float | None = None) -> list[dict[str, Any]]:
-    """``n`` records drawn at random (reproducibly when ``seed`` is given) from ``candidate_records``; with
+    """``n`` records drawn at random (reproducibly when ``seed`` is given) from ``candidate_records``, those made
+    from uncommitted code (``+dirty``) first, since only a re-run shows that they follow the committed code; with
     ``max_minutes``, only those whose recorded training (their batch's wall time) took no longer."""
     if n < 1:
         raise pages.ParameterError(f"--sample must be at least 1, got {n}")
@@ -183,7 +184,10 @@ def sample_records(n: int, chapter: str | None = None, seed: int | None = None, 
     recs = candidate_records(chapter, local)
     if max_minutes is not None:
         recs = [r for r in recs if r.get("batch_wall_s", math.inf) <= 60 * max_minutes]
-    return random.Random(seed).sample(recs, min(n, len(recs)))
+    rng, dirty = random.Random(seed), [r for r in recs if str(r.get("git_commit", "")).endswith("+dirty")]
+    first = rng.sample(dirty, min(n, len(dirty)))
+    rest = [r for r in recs if not str(r.get("git_commit", "")).endswith("+dirty")]
+    return first + rng.sample(rest, min(n - len(first), len(rest)))
 
 
 def named_records(keys: list[str], chapter: str | None = None) -> list[dict[str, Any]]:
