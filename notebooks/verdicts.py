@@ -15,12 +15,27 @@
 # # Verdicts
 #
 # Every number the papers report that the book re-runs, beside ours, and every claim the book tests,
-# each with the verdict computed from the run store (nothing is trained on this page). A paper number is
-# *reproduced* when our mean lies within the stated tolerance of it (in points unless it says otherwise);
-# *not reproduced* says by how much it differs; *unavailable* says why the data cannot be had here; *not
-# run* means the records are missing. A claim *holds* when our records support it and *does not hold*
-# when they contradict it; it is *not decided* while our runs are shorter than the paper's (the row gives
-# the epochs they had and which way they lean). Each row links to the chapter table that computed it.
+# each with the verdict computed from the run store (nothing is trained on this page). Each row links to
+# the chapter table that computed it.
+#
+# (verdicts-rule)=
+# ## The rule
+#
+# One rule decides every paper number in the book (`graphrepro.verdicts.judge_cell`). Take the difference
+# ours − paper and its 95% confidence interval by Welch's t: our standard error from our runs (seeds or
+# folds), the paper's from its ± over the runs it reports (as many as ours where it does not say).
+#
+# * *reproduced*: the whole interval lies within ± the chapter's tolerance (in points unless it says
+#   otherwise);
+# * *not reproduced* (differs by the gap of the means): the whole interval lies outside it;
+# * *not decided*: anything else, with the reason: *inside the noise* (the interval straddles the
+#   tolerance), *one run* (no spread to measure), or the budget when our runs are shorter than the paper's
+#   ("8 of 250 epochs");
+# * *unavailable* says why the data cannot be had here; *not run* means the records are missing.
+#
+# A cell with two metrics (Macro- and Micro-F1) is reproduced only when both are. A claim *holds* when our
+# records support it and *does not hold* when they contradict it; it is *not decided* while our runs are
+# shorter than the paper's (the row gives the epochs they had and which way they lean).
 
 # %% tags=["parameters"]
 profile = "standard"
@@ -33,7 +48,7 @@ profile = "standard"
 # %% tags=["hide-input"]
 
 from graphrepro import report
-from graphrepro.chapters import all_findings, chapters_as_executed, parameters_used
+from graphrepro.collate import all_findings, chapters_as_executed, parameters_used
 
 report.set_style()
 used = chapters_as_executed("verdicts", profile)
@@ -45,8 +60,9 @@ cells, claims = all_findings(used)
 # %% [markdown]
 # ## By chapter
 #
-# A chapter is *reproduced* when every paper number and claim with records reproduces, *partly* when
-# some do, and *not reproduced* when none does.
+# A chapter is *reproduced* when every decided paper number and claim reproduces, *partly* when some do,
+# *not reproduced* when none does, and *not decided* when nothing is decided yet; the not-decided ones are
+# counted apart, and *no number* counts those not run or unavailable.
 
 # %% tags=["hide-input"]
 report.chapter_summary(cells, claims)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
+import time
 
 import jupytext
 import pytest
@@ -150,10 +153,43 @@ def test_list_shows_parameters_and_profiles(capsys):
         assert needle in out
 
 
+HEAVY = ("torch", "torch_geometric", "pykeen", "scipy", "matplotlib", "papermill")
+
+
+@pytest.mark.parametrize("argv", [["list"], ["run", "han-vs-gat", "-p", "seeds", "abc"], ["train", "lrgb-head", "-p", "nope", "1"],
+                                  ["run", "mrr-variants", "-p", "precision", "bfloat16", "-p", "kg_models", "TransE,TransE"]],
+                         ids=["list", "bad-type", "unknown-name", "duplicate"])
+def test_the_command_line_answers_without_loading_torch(argv):
+    """``list`` and the refusal of a bad value load none of the heavy libraries (checked in a fresh interpreter)."""
+    probe = ("import contextlib, io, sys\nfrom graphrepro.__main__ import main\n"
+             f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+             f"    status = main({argv!r})\n"
+             f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    status, loaded = done.stdout.strip().split(" ", 1)
+    assert int(status) == (0 if argv == ["list"] else 2) and loaded == "[]", done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_list_takes_less_time_than_importing_torch():
+    """The budget as a ratio on the same machine: the best of three ``list`` runs against the best of three
+    ``import torch`` runs, alternating."""
+    def seconds(args: list[str]) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, *args], capture_output=True, check=True, cwd=paths.REPO_ROOT)
+        return time.perf_counter() - start
+
+    listed, torch_import = [], []
+    for _ in range(3):
+        listed.append(seconds(["-m", "graphrepro", "list"]))
+        torch_import.append(seconds(["-c", "import torch"]))
+    assert min(listed) < min(torch_import), (listed, torch_import)
+
+
 @pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
 def test_every_chapter_module_offers_what_the_command_line_and_book_call(page):
     package, params = pages.chapter_module(page.slug), pages.resolve(page.slug, "smoke")
-    assert package.PAGE.slug == page.slug and package.EXPERIMENTS
+    assert package.PAGE.slug == page.slug and pages.experiments(page.slug)
     wanted = {"configs": ("chapter_keys", "chapter_records", "recorded_runs", "training_plan"),
               "tables": ("Tables",), "claims": ("claims", "paper_cells", "headline"), "benchmarks": ("bench",)}
     for part, names in wanted.items():

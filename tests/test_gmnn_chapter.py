@@ -43,7 +43,9 @@ def test_tables_and_verdicts_follow_the_records():
     runs = _records(lambda model, gmnn, fold, seed: (0.82 + 0.01 * fold if gmnn else base[model]) + 0.002 * seed)
     long = tables.table(runs, params, "sparse")
     gcn = long[(long.dataset == "cora") & (long.model == "GCN")].iloc[0]
-    assert gcn["mean"] == pytest.approx(80.3) and gcn.folds == 2 and gcn.verdict == "reproduced"  # paper 80.78
+    assert gcn["mean"] == pytest.approx(80.3) and gcn.folds == 2
+    # the paper's 80.78 ± 2.58 over its ten folds: the gap's 95% interval (-2.3, 1.4) straddles the 2-point tolerance
+    assert gcn.verdict == "not decided (inside the noise)"
     assert set(long[long.dataset == "pubmed"].ours) == {"unavailable: Pubmed: ind.pubmed.allx is not in the mirror"}  # paper-only rows
     assert set(long[long.dataset == "pubmed"].verdict) == {"unavailable"}
     sig = tables.significance(runs, params).iloc[0]
@@ -71,15 +73,17 @@ def test_findings_quote_the_records():
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
     if configs.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
-    # GCN 80.0 in fold 0 and 86.0 in fold 1 (std 3.0 over folds); GMNN 1 point above it in fold 0, 1 below in fold 1
-    runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.80 + 0.06 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
+    # GCN 86.0 in fold 0 and 86.2 in fold 1; GMNN 1 point above it in fold 0, 1 below in fold 1
+    runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.86 + 0.002 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
     public = _records(lambda model, gmnn, fold, seed: 0.81 + 0.01 * fold).query("fold == 0").assign(kind="public")
     found = claims.finding_numbers(tables.Tables(params, runs, public=public))
     assert params["tolerance"] == 2
-    # within 2 points: MLP 58.5 (paper 58.54), GMNN p 82.0 (81.14), GCN+GMNN 83.0 (81.67); GCN 83.0 (80.78) and q 83.0 (80.76) miss
-    assert found["gmnn_fair_eval_reproduced"] == "3 of 5"
-    assert "cora, sparse balanced, GCN: ours 83.0 ± 3.0, paper 80.8 ± 2.6" in found["gmnn_fair_eval_missed"]
-    assert found["gmnn_fair_eval_spread"] == "cora 0.0 over 2 seeds on the public split, 3.0 over 2 folds"
+    # GCN 86.1 against the paper's 80.78 ± 2.58 over ten folds: the gap's interval 5.3 ± 1.9 lies wholly above 2,
+    # so it differs. MLP's 58.5 equals the paper's 58.54, but the paper's ± 4.0 over ten folds alone gives ± 2.9:
+    # not decided, like the GMNN rows (the paper's ± 3.0-3.7, and ours spread over two folds)
+    assert (found["gmnn_fair_eval_reproduced"], found["gmnn_fair_eval_undecided"]) == ("0 of 5", "4")
+    assert found["gmnn_fair_eval_missed"] == "cora, sparse balanced, GCN: ours 86.1 ± 0.1, paper 80.8 ± 2.6"
+    assert found["gmnn_fair_eval_spread"] == "cora 0.0 over 2 seeds on the public split, 0.1 over 2 folds"
     assert found["gmnn_fair_eval_gmnn_flips"].startswith("1 of 2 ")
     # GMNN's gain is +1 then -1 point: p = 0.5, where the paper marks Cora's sparse balanced gain **
     assert found["gmnn_fair_eval_stars"] == "0 of 1"

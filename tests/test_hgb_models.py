@@ -208,7 +208,8 @@ def test_chapter_two_verdicts_follow_the_records():
     assert verdicts["residuals-help"][1] == "IMDB +0.1 (full model minus ablated, points)"
     long = tables.main_table(pd.DataFrame(rows), params)
     gat = long[(long.model == "GAT") & (long.dataset == "IMDB")].iloc[0]
-    assert gat.micro == pytest.approx(65.0) and gat.verdict == "reproduced"  # paper 64.86
+    assert gat.micro == pytest.approx(65.0)  # paper 64.86
+    assert gat.verdict == "not decided (one run)"  # smoke trains one seed: no spread to put an interval on
     han = long[(long.model == "HAN") & (long.dataset == "IMDB")].iloc[0]
     assert han.ours.endswith(f"({configs.sampling_note(params)}: MDM, MAM, MKM)")  # a reduction is stated beside its cell
     assert "5 sampled neighbours per node" in configs.sampling_note(params)

@@ -7,32 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from fixtures import random_molecules
 from sklearn.metrics import average_precision_score
 from torch_geometric.data import Batch, Data
 
-from graphrepro import pages, store
+from graphrepro import checkpoints, pages, store
 from graphrepro.chapters.lrgb_head import claims, configs, paper, tables
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models import lrgb as models
 from graphrepro.verdicts import decisions
-
-
-def random_molecules(n: int, seed: int = 0) -> list[Data]:
-    """Small random graphs in Peptides-func's format (OGB atom and bond integer features, 10 labels)."""
-    from ogb.utils.features import get_atom_feature_dims, get_bond_feature_dims
-
-    g = torch.Generator().manual_seed(seed)
-    graphs = []
-    for _ in range(n):
-        nodes = int(torch.randint(4, 12, (1,), generator=g))
-        src = torch.arange(nodes - 1)
-        ei = torch.stack([torch.cat([src, src + 1]), torch.cat([src + 1, src])])  # a chain, both directions
-        x = torch.stack([torch.randint(0, d, (nodes,), generator=g) for d in get_atom_feature_dims()], 1)
-        half = torch.stack([torch.randint(0, d, (nodes - 1,), generator=g) for d in get_bond_feature_dims()], 1)
-        y = (torch.rand(1, 10, generator=g) < 0.3).float()
-        graphs.append(Data(x=x, edge_index=ei, edge_attr=torch.cat([half, half]), y=y))
-    return graphs
 
 
 def test_multilabel_ap_is_sklearns_mean_over_labels_with_both_classes():
@@ -161,7 +145,8 @@ def test_a_checkpoint_that_does_not_match_its_digest_is_not_loaded(tmp_path):
     assert lrgb.load_checkpoint(folder)["curve"]["val_ap"] == [0.5]
     with open(folder / "state.pt", "ab") as fh:
         fh.write(b"tampered")
-    assert lrgb.load_checkpoint(folder) is None
+    with pytest.warns(checkpoints.TornCheckpoint, match="does not match its pinned sha256"):
+        assert lrgb.load_checkpoint(folder) is None
 
 
 def test_model_scores_a_batch_of_peptides_per_graph():

@@ -1,4 +1,5 @@
-"""The verdict rules: a cell against its paper number within a tolerance, a claim against its budget."""
+"""The verdict rules: a cell against its paper number (a confidence interval of the difference against a
+tolerance), a claim against its budget."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from graphrepro.verdicts import (
     Budget,
     Cell,
     Claim,
+    Estimate,
     Evidence,
     Verdict,
     cell_is_judged,
     decisions,
+    difference_interval,
     judge_cell,
     judge_claim,
+    judge_metrics,
 )
 
 
@@ -26,12 +30,43 @@ def claim(id: str, holds: bool | None, budget: Budget | None = None, unavailable
     return Claim(id, f"claim {id}", lambda: Evidence(holds, "x 1.0"), budget, unavailable)
 
 
-def test_a_cell_is_reproduced_within_the_tolerance_and_differs_by_its_signed_gap_outside_it():
-    assert judge_cell(80.0, 81.0, 1.0) == Cell.REPRODUCED == "reproduced"  # |gap| = tolerance still counts
-    assert judge_cell(78.5, 81.0, 1.0) == "differs by -2.5"
-    assert judge_cell(math.nan, 81.0, 1.0) == Cell.NOT_RUN and judge_cell(math.nan, 81.0, 1.0, runs=3) == Cell.DIVERGED
-    assert judge_cell(80.0, math.nan, 1.0) == Cell.NO_PAPER_NUMBER
-    assert [cell_is_judged(w) for w in ("reproduced", "differs by -2.5", "not run", "unavailable")] == [True, True, False, False]
+def test_the_difference_interval_is_welchs_t_over_ours_and_the_papers_runs():
+    # five runs of ours, sd 1; the paper's ± 1 over 5 runs: se = sqrt(1/5 + 1/5), df = 8 (equal variances)
+    low, high = difference_interval(Estimate(80.0, 1.0, 5), Estimate(81.0, 1.0, 5))
+    half = 2.306004 * math.sqrt(0.4)  # t(0.975, 8), from a table
+    assert (low, high) == pytest.approx((-1.0 - half, -1.0 + half), abs=1e-5)
+    # no ± in the paper: ours alone, df = n - 1 = 4, t = 2.776445
+    assert difference_interval(Estimate(80.0, 1.0, 5), Estimate(81.0)) == pytest.approx((-1 - 2.776445 / math.sqrt(5), -1 + 2.776445 / math.sqrt(5)), abs=1e-5)
+    # the paper's runs unsaid: as many as ours
+    assert difference_interval(Estimate(80.0, 1.0, 5), Estimate(81.0, 1.0)) == difference_interval(Estimate(80.0, 1.0, 5), Estimate(81.0, 1.0, 5))
+    assert all(math.isnan(v) for v in difference_interval(Estimate(80.0, 0.0, 1), Estimate(81.0, 1.0, 5)))  # one run: no spread
+
+
+def test_a_cell_is_reproduced_inside_the_tolerance_differs_outside_it_and_else_is_not_decided():
+    tight, paper = Estimate(80.5, 0.2, 10), Estimate(81.0, 0.2, 10)
+    assert judge_cell(tight, paper, 1.0) == Cell.REPRODUCED == "reproduced"  # interval about -0.5 ± 0.19
+    assert judge_cell(Estimate(78.0, 0.2, 10), paper, 1.0) == "differs by -3.0"
+    assert judge_cell(Estimate(83.5, 0.2, 10), paper, 1.0) == "differs by +2.5"
+    # the same means with a wide spread: the interval straddles the tolerance
+    assert judge_cell(Estimate(80.5, 3.0, 3), paper, 1.0) == "not decided (inside the noise)"
+    assert judge_cell(Estimate(78.0, 3.0, 3), paper, 1.0) == "not decided (inside the noise)"
+    assert judge_cell(Estimate(80.5, 0.0, 1), paper, 1.0) == "not decided (one run)"
+    assert judge_cell(tight, paper, 1.0, budget=Budget(8, 250)) == "not decided (8 of 250 epochs)"
+    assert judge_cell(tight, paper, 1.0, budget=Budget(250, 250)) == Cell.REPRODUCED
+    assert judge_cell(Estimate(math.nan), paper, 1.0) == Cell.NOT_RUN and judge_cell(Estimate(math.nan), paper, 1.0, runs=3) == Cell.DIVERGED
+    assert judge_cell(tight, Estimate(math.nan), 1.0) == Cell.NO_PAPER_NUMBER
+    assert [cell_is_judged(w) for w in ("reproduced", "differs by -2.5", "not decided (one run)", "not run", "unavailable")] == [
+        True, True, False, False, False]
+
+
+def test_a_cell_with_two_metrics_is_reproduced_only_when_both_are_and_names_the_one_that_differs():
+    assert judge_metrics({"Macro-F1": "reproduced", "Micro-F1": "reproduced"}) == "reproduced"
+    assert judge_metrics({"Macro-F1": "differs by -3.2", "Micro-F1": "reproduced"}) == "differs by -3.2 (Macro-F1)"
+    assert judge_metrics({"Macro-F1": "not decided (inside the noise)", "Micro-F1": "reproduced"}) == (
+        "not decided (inside the noise) (Macro-F1)")
+    assert judge_metrics({"Macro-F1": "not decided (inside the noise)", "Micro-F1": "differs by +2.1"}) == "differs by +2.1 (Micro-F1)"
+    assert judge_metrics({"Macro-F1": "not decided (one run)", "Micro-F1": "not decided (one run)"}) == "not decided (one run)"
+    assert judge_metrics({"Macro-F1": "not run", "Micro-F1": "not run"}) == "not run"
 
 
 def test_a_claim_below_its_papers_budget_is_not_decided_whichever_way_it_leans():
@@ -61,11 +96,16 @@ def test_claim_ids_are_unique_and_fit_an_html_anchor():
 
 
 def test_the_chapter_summary_counts_only_judged_cells_and_decided_claims():
-    cells = pd.DataFrame({"chapter": ["a"] * 3, "verdict": [judge_cell(1, 1, 0), judge_cell(1, 3, 0), Cell.UNAVAILABLE]})
+    exact = Estimate(1.0, 0.0, 3)
+    verdicts = [judge_cell(exact, Estimate(1.0), 0), judge_cell(exact, Estimate(3.0), 0), Cell.UNAVAILABLE,
+                judge_cell(Estimate(1.0, 0.0, 1), Estimate(1.0), 0)]
+    cells = pd.DataFrame({"chapter": ["a"] * 4, "verdict": verdicts})
     claims = pd.DataFrame(report.claim_rows("a", [claim("x", True), claim("y", True, Budget(1, 2)), claim("z", None, unavailable="gone")]))
     row = report.chapter_summary(cells, claims).loc["a"]
     assert (row["paper numbers reproduced"], row["claims that hold"], row["overall"]) == ("1 of 2", "1 of 1", "partly")
-    assert row["not run, unavailable or not decided"] == "3"
+    assert row["not decided / no number"] == "2 / 2"  # one cell and one claim; one of each without a number
+    only_open = report.chapter_summary(cells.iloc[3:], claims.iloc[1:2]).loc["a"]
+    assert only_open["overall"] == "not decided"
 
 
 def test_a_chapters_verdict_table_anchors_each_claim_where_the_verdicts_page_links():

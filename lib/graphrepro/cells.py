@@ -38,15 +38,35 @@ def recorded(plan: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return plan.merge(runs.drop(columns=[c for c in plan.columns if c != "key" and c in runs]), on="key")
 
 
+def table(doc: str, build: Callable[[Any], Any]) -> functools.cached_property:
+    """A table of a chapter's ``Tables``: ``build(tables)``, computed once, when first read."""
+    prop = functools.cached_property(build)
+    prop.__doc__ = doc
+    return prop
+
+
 class Tables:
     """A chapter's tables over one frame of records, each built once, when first read (the subclass's cached
-    properties); a page passes the ones it has already shown as keywords."""
+    properties); a page passes the ones it has already shown as keywords. A chapter whose tables read a plan
+    names its builder in the class statement: ``class Tables(cells.Tables, plan=configs.plan)``."""
+
+    _plan: Callable[[dict[str, Any]], pd.DataFrame] | None = None
+
+    def __init_subclass__(cls, plan: Callable[[dict[str, Any]], pd.DataFrame] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if plan is not None:
+            cls._plan = staticmethod(plan)
 
     def __init__(self, params: dict[str, Any], runs: pd.DataFrame, **shown: pd.DataFrame) -> None:
-        known = {n for n, v in vars(type(self)).items() if isinstance(v, functools.cached_property)}
-        for base in type(self).__mro__[1:]:
-            known |= {n for n, v in vars(base).items() if isinstance(v, functools.cached_property)}
+        known = {n for base in type(self).__mro__ for n, v in vars(base).items() if isinstance(v, functools.cached_property)}
         if set(shown) - known:
             raise TypeError(f"{type(self).__name__} has no table {sorted(set(shown) - known)}; it has {sorted(known)}")
         self.params, self.runs = params, runs
         self.__dict__.update(shown)
+
+    @functools.cached_property
+    def plan(self) -> pd.DataFrame:
+        """The chapter's plan: every run its tables read, with the labels that place it."""
+        if self._plan is None:
+            raise TypeError(f"{type(self).__name__} names no plan: class Tables(cells.Tables, plan=...)")
+        return self._plan(self.params)

@@ -61,7 +61,7 @@ def run_this_chapter(slug: str, params: dict[str, Any], configs: list[dict[str, 
                 f"{_hours(mean * (total - recorded))} of single-thread training at the recorded runs' mean "
                 "(divide by the workers, one per core).")
     else:
-        cost = f"None of its {total} runs is recorded yet: it trains them all first (the README gives their cost)."
+        cost = f"None of its {total} runs is recorded yet: it trains them all first (`python -m graphrepro bench --estimate standard --from-records` gives their cost)."
     return HTML('<div class="admonition tip graphrepro-run"><p class="admonition-title">Run this chapter</p>'
                 f"<pre><code>{escape(pages.run_command(slug, params))}</code></pre><p>{escape(cost)}</p></div>")
 
@@ -199,19 +199,24 @@ def cell_verdict(word: str) -> str:
 
 
 def chapter_summary(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
-    """Per chapter: paper numbers reproduced and claims that hold, of those with records, and the overall
-    word: reproduced (all), partly (some), not reproduced (none), not run (no records yet)."""
+    """Per chapter: paper numbers reproduced and claims that hold, of those decided; how many are not decided
+    (inside the noise, one run, short of the paper's budget) and how many have no number (not run, unavailable);
+    and the overall word: reproduced (all decided), partly (some), not reproduced (none), not decided (nothing
+    decided, something undecided), not run (nothing recorded)."""
     rows = []
     for chapter in dict.fromkeys(list(cells.chapter) + list(claims.chapter)):
         mine, said = cells[cells.chapter == chapter], claims[claims.chapter == chapter]
         judged = mine[mine.verdict.map(cell_is_judged).astype(bool)] if len(mine) else mine
         decided = said[said.verdict.isin([Verdict.HOLDS, Verdict.DOES_NOT_HOLD])] if len(said) else said
+        open_cells = int(mine.verdict.str.startswith(Cell.NOT_DECIDED).sum()) if len(mine) else 0
+        open_claims = int((said.verdict == Verdict.NOT_DECIDED).sum()) if len(said) else 0
         reproduced, hold = int((judged.verdict == Cell.REPRODUCED).sum()), int((decided.verdict == Verdict.HOLDS).sum())
-        good, total = reproduced + hold, len(judged) + len(decided)
-        word = Cell.NOT_RUN if not total else Cell.REPRODUCED if good == total else "partly" if good else "not reproduced"
+        good, total, undecided = reproduced + hold, len(judged) + len(decided), open_cells + open_claims
+        word = (Cell.REPRODUCED if total and good == total else "partly" if good else "not reproduced" if total
+                else Cell.NOT_DECIDED if undecided else Cell.NOT_RUN)
         rows.append({"chapter": chapter, "paper numbers reproduced": f"{reproduced} of {len(judged)}",
                      "claims that hold": f"{hold} of {len(decided)}",
-                     "not run, unavailable or not decided": str(len(mine) - len(judged) + len(said) - len(decided)), "overall": word})
+                     "not decided / no number": f"{undecided} / {len(mine) + len(said) - total - undecided}", "overall": word})
     return pd.DataFrame(rows).set_index("chapter")
 
 
@@ -237,7 +242,7 @@ def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Calla
 
 def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
     """A claim's row cells: the claim (as given), its colour-coded verdict in words, and the evidence."""
-    word = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS}.get(r["verdict"], "none")
+    word = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS, Verdict.NOT_DECIDED: Cell.NOT_DECIDED}.get(r["verdict"], "none")
     return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
             f'<td>{_keep(r["evidence"])}</td>')
 
@@ -277,10 +282,12 @@ def paper_table(paper: dict[str, dict[str, tuple[float, float]]], columns: list[
 
 
 def verdict_class(word: str) -> str:
-    """The CSS class that colours a verdict: reproduced, differs, or neither (no number to compare)."""
+    """The CSS class that colours a verdict: reproduced, differs, not decided, or none (no number to compare)."""
     if word == Cell.REPRODUCED:
         return "verdict-reproduced"
-    return "verdict-differs" if word.startswith(Cell.DIFFERS) else "verdict-none"
+    if word.startswith(Cell.DIFFERS):
+        return "verdict-differs"
+    return "verdict-undecided" if word.startswith(Cell.NOT_DECIDED) else "verdict-none"
 
 
 def _keep(text: str) -> str:

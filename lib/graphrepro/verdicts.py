@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+
+from scipy import stats
 
 
 class Verdict(StrEnum):
@@ -21,10 +23,12 @@ class Verdict(StrEnum):
 
 
 class Cell(StrEnum):
-    """A paper-vs-ours cell's verdict. A cell outside the tolerance reads 'differs by +x.x'."""
+    """A paper-vs-ours cell's verdict (``judge_cell``). A cell outside the tolerance reads 'differs by +x.x', one
+    the records cannot place reads 'not decided (why)'."""
 
     REPRODUCED = "reproduced"
     DIFFERS = "differs"
+    NOT_DECIDED = "not decided"
     NO_PAPER_NUMBER = "no paper number"
     DIVERGED = "diverged"
     NOT_RUN = "not run"
@@ -122,19 +126,82 @@ def judge_claim(holds: bool | None, budget: Budget | None = None) -> Verdict:
     return Verdict.HOLDS if holds else Verdict.DOES_NOT_HOLD
 
 
-def judge_cell(ours: float, paper: float, tolerance: float, runs: int = 0) -> str:
-    """'reproduced' when |ours - paper| ≤ tolerance (in points), else the signed gap; ``runs`` tells a
-    missing number (not run) from runs that all diverged before their first evaluation."""
-    if math.isnan(ours):
+LEVEL = 0.95  # the confidence of every interval a verdict is decided on
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over runs (seeds or folds) with its sample standard deviation and the number of runs; a paper's
+    number with its ± and, where it says, its runs (0: not said)."""
+
+    mean: float
+    sd: float = math.nan
+    n: int = 0
+
+
+def difference_interval(ours: Estimate, paper: Estimate, level: float = LEVEL) -> tuple[float, float]:
+    """The ``level`` confidence interval of ours - paper (Welch's t): ours' standard error from its runs, the
+    paper's from its ± over its runs (as many as ours where it does not say; none when it gives no ±).
+    (nan, nan) with fewer than two runs of ours, whose spread is then unknown."""
+    if ours.n < 2 or math.isnan(ours.sd):
+        return math.nan, math.nan
+    paper_n = paper.n or ours.n
+    v_ours, v_paper = ours.sd**2 / ours.n, (0.0 if math.isnan(paper.sd) else paper.sd**2 / paper_n)
+    gap, se = ours.mean - paper.mean, math.sqrt(v_ours + v_paper)
+    if se == 0:
+        return gap, gap
+    df = (v_ours + v_paper) ** 2 / (v_ours**2 / (ours.n - 1) + (v_paper**2 / (paper_n - 1) if v_paper and paper_n > 1 else 0.0))
+    half = float(stats.t.ppf((1 + level) / 2, df)) * se
+    return gap - half, gap + half
+
+
+def judge_cell(ours: Estimate, paper: Estimate, tolerance: float, runs: int = 0, budget: Budget | None = None) -> str:
+    """A paper number against ours: 'reproduced' when the confidence interval of ours - paper
+    (``difference_interval``) lies within ±``tolerance`` points, 'differs by +x.x' (the gap of the means) when
+    it lies wholly outside, else 'not decided' with the reason: inside the noise, one run, or short of the
+    paper's ``budget``. ``runs`` tells a missing number (not run) from runs that all diverged."""
+    if math.isnan(ours.mean):
         return Cell.DIVERGED if runs else Cell.NOT_RUN
-    if math.isnan(paper):
+    if math.isnan(paper.mean):
         return Cell.NO_PAPER_NUMBER
-    gap = ours - paper
-    return Cell.REPRODUCED if abs(gap) <= tolerance else f"{Cell.DIFFERS} by {gap:+.1f}"
+    if budget is not None and budget.short:
+        return f"{Cell.NOT_DECIDED} ({budget})"
+    low, high = difference_interval(ours, paper)
+    if math.isnan(low):
+        return f"{Cell.NOT_DECIDED} (one run)"
+    if -tolerance <= low and high <= tolerance:
+        return Cell.REPRODUCED
+    if low > tolerance or high < -tolerance:
+        return f"{Cell.DIFFERS} by {ours.mean - paper.mean:+.1f}"
+    return f"{Cell.NOT_DECIDED} (inside the noise)"
+
+
+def judge_metrics(words: dict[str, str]) -> str:
+    """One verdict for a cell judged on several metrics (metric name -> ``judge_cell``'s word): reproduced when
+    every metric is; differs when any does, naming those; else not decided, naming why. A cell without a
+    number keeps its first metric's word."""
+    first = next(iter(words.values()))
+    if not all(cell_is_judged(w) or w.startswith(Cell.NOT_DECIDED) for w in words.values()):
+        return first
+    if all(w == Cell.REPRODUCED for w in words.values()):
+        return Cell.REPRODUCED
+    differ = {name: w for name, w in words.items() if w.startswith(Cell.DIFFERS)}
+    open_ = {name: w for name, w in words.items() if w.startswith(Cell.NOT_DECIDED)}
+    named = differ or open_
+    if not differ and len(set(open_.values())) == 1 and len(open_) == len(words):
+        return next(iter(open_.values()))  # every metric undecided for the same reason
+    return "; ".join(f"{w} ({name})" for name, w in named.items())
+
+
+def tally(words: Iterable[str]) -> dict[str, int]:
+    """Of the cells with a number on both sides: how many are reproduced, differ, and are not decided."""
+    words = list(words)
+    return {"reproduced": sum(w == Cell.REPRODUCED for w in words), "differ": sum(w.startswith(Cell.DIFFERS) for w in words),
+            "not decided": sum(w.startswith(Cell.NOT_DECIDED) for w in words)}
 
 
 def cell_is_judged(word: str) -> bool:
-    """True for a cell compared with its paper number: reproduced, or differs by some points."""
+    """True for a cell decided against its paper number: reproduced, or differs by some points."""
     return word == Cell.REPRODUCED or word.startswith(Cell.DIFFERS)
 
 

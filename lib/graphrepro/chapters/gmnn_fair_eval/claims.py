@@ -11,15 +11,15 @@ from graphrepro import report
 from graphrepro.chapters.gmnn_fair_eval.configs import available
 from graphrepro.chapters.gmnn_fair_eval.paper import CHAPTER, UNAVAILABLE
 from graphrepro.chapters.gmnn_fair_eval.tables import Tables, _seed_scores
-from graphrepro.verdicts import Cell, Claim, compare
+from graphrepro.verdicts import Cell, Claim, compare, tally
 
 
 def finding_numbers(t: Tables) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text: from the paper-vs-ours tables, the significance
     tests and the fold scores the page shows, and the public-split runs."""
     long, params = pd.concat([t.sparse, t.dense], ignore_index=True), t.params
-    judged = long[~long.verdict.isin([Cell.UNAVAILABLE, Cell.NOT_RUN])]
-    missed = judged[judged.verdict != Cell.REPRODUCED]
+    tallied = tally(long.verdict)
+    missed = long[long.verdict.str.startswith(Cell.DIFFERS)]
     spreads = []
     seeds, folds = _seed_scores(t.public), t.scores
     for dataset in available(params):
@@ -33,7 +33,8 @@ def finding_numbers(t: Tables) -> dict[str, str]:
     tested = t.tested.dropna(subset=["p"])
     differ = tested[(tested.p < 0.05) != tested.paper.isin(["*", "**", "***"])]
     return {
-        "gmnn_fair_eval_reproduced": f"{int((judged.verdict == Cell.REPRODUCED).sum())} of {len(judged)}",
+        "gmnn_fair_eval_reproduced": f"{tallied['reproduced']} of {sum(tallied.values())}",
+        "gmnn_fair_eval_undecided": str(tallied["not decided"]),
         "gmnn_fair_eval_unrun": str(int((long.verdict == Cell.NOT_RUN).sum())),
         "gmnn_fair_eval_missed": "; ".join(f"{r.dataset}, {r.kind.replace('_', ' ')}, {r.model}: ours {r.ours}, paper {r.paper}"
                                 for r in missed.itertuples()) or "none",

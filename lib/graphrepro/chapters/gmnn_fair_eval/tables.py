@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -15,6 +14,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     ALL_DATASETS,
     PAIRS,
     PAPER,
+    PAPER_RUNS,
     PAPER_STARS,
     PUBLIC_PAPER,
     ROWS,
@@ -23,7 +23,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
 )
 from graphrepro.experiments import fair_eval
 from graphrepro.report import fmt
-from graphrepro.verdicts import Cell, judge_cell
+from graphrepro.verdicts import Cell, Estimate, judge_cell
 
 
 def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -68,6 +68,11 @@ def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(frames)
 
 
+def _estimate(cell: pd.DataFrame) -> Estimate:
+    """A cell's fold means as an ``Estimate`` (sample standard deviation over folds)."""
+    return Estimate(float(cell.acc.mean()), float(cell.acc.std(ddof=1)), len(cell)) if len(cell) else Estimate(math.nan)
+
+
 def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 3 (``sparse``) or 4 (``dense``), long form: paper and ours (mean of fold means, std over
     folds); datasets not obtainable here keep their paper numbers in rows marked unavailable. ``scores``:
@@ -89,7 +94,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.Dat
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
                 rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
                              "ours": f"unavailable: {missing}" if missing else fmt(ours, std), "folds": len(cell),
-                             "verdict": Cell.UNAVAILABLE if missing else judge_cell(ours, paper[0], params["tolerance"], len(cell)),
+                             "verdict": Cell.UNAVAILABLE if missing else judge_cell(_estimate(cell), Estimate(*paper, PAPER_RUNS), params["tolerance"], len(cell)),
                              "paper_mean": paper[0], "mean": ours, "std": std})
     return pd.DataFrame(rows)
 
@@ -171,32 +176,10 @@ class Tables(cells.Tables):
     """The tables the claims, findings, headline and Verdicts page read, over one frame of assessment records
     grouped once into fold scores."""
 
-    @functools.cached_property
-    def scores(self) -> pd.DataFrame:
-        """``fold_scores``."""
-        return fold_scores(self.runs)
-
-    @functools.cached_property
-    def sparse(self) -> pd.DataFrame:
-        """``table`` 3."""
-        return table(self.runs, self.params, "sparse", self.scores)
-
-    @functools.cached_property
-    def dense(self) -> pd.DataFrame:
-        """``table`` 4."""
-        return table(self.runs, self.params, "dense", self.scores)
-
-    @functools.cached_property
-    def tested(self) -> pd.DataFrame:
-        """``significance``."""
-        return significance(self.runs, self.params, self.scores)
-
-    @functools.cached_property
-    def counts(self) -> pd.DataFrame:
-        """``flip_counts``."""
-        return flip_counts(self.runs, self.params, self.scores)
-
-    @functools.cached_property
-    def public(self) -> pd.DataFrame:
-        """The public-split records (``configs.run_public``, nothing trained)."""
-        return run_public(self.params, train=False)
+    scores = cells.table("Test accuracy per dataset, kind, row and fold", lambda t: fold_scores(t.runs))
+    sparse = cells.table("Table 3 (the sparse training sets), paper and ours",
+                         lambda t: table(t.runs, t.params, "sparse", t.scores))
+    dense = cells.table("Table 4 (the dense training set), paper and ours", lambda t: table(t.runs, t.params, "dense", t.scores))
+    tested = cells.table("GMNN against its base: paired t-tests over folds", lambda t: significance(t.runs, t.params, t.scores))
+    counts = cells.table("The claims' pairs: how often their order flips", lambda t: flip_counts(t.runs, t.params, t.scores))
+    public = cells.table("The public-split records (nothing trained)", lambda t: run_public(t.params, train=False))

@@ -13,7 +13,7 @@ from graphrepro.chapters.han_vs_gat.configs import available
 from graphrepro.chapters.han_vs_gat.paper import CHAPTER, FREEBASE, LABELS
 from graphrepro.chapters.han_vs_gat.tables import Tables
 from graphrepro.data.registry import dataset_status
-from graphrepro.verdicts import Cell, Claim, Evidence, compare
+from graphrepro.verdicts import Cell, Claim, Evidence, compare, tally
 
 
 def paper_cells(t: Tables) -> list[dict[str, Any]]:
@@ -94,11 +94,13 @@ def _ablation_evidence(gains: dict[str, float], holds: Callable[[float], bool]) 
 def finding_numbers(t: Tables) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text."""
     long = t.main
-    judged = long[~long.verdict.isin([Cell.UNAVAILABLE, Cell.NOT_RUN, Cell.NO_PAPER_NUMBER])]
+    counts = tally(long.verdict)
     spreads = [f"{d} {min(means):.1f}–{max(means):.1f}" for d, means in t.features.items()
                if not any(math.isnan(m) for m in means)]
     return {
-        "han_vs_gat_reproduced": f"{int((judged.verdict == 'reproduced').sum())} of {len(judged)}",
+        "han_vs_gat_reproduced": f"{counts['reproduced']} of {sum(counts.values())}",
+        "han_vs_gat_differ": str(counts["differ"]),
+        "han_vs_gat_undecided": str(counts["not decided"]),
         "han_vs_gat_unrun": str(int((long.verdict == Cell.NOT_RUN).sum())),
         "han_vs_gat_feature_spread": "; ".join(spreads) or "not run yet",
         "han_vs_gat_ablation_gains": "; ".join(

@@ -22,6 +22,7 @@ GAMMAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.4, 0.6, 0.8, 1.0)
 # Katsman & Gilbert, Table 1: (model, variant) -> task -> (mean, std) of test ROC AUC (LP) or F1 (NC), in
 # percent. The MLP rows are theirs (5 seeds); the others are earlier papers' numbers (Chami et al. 2019,
 # Chen et al. 2021) that the table reprints. "original" marks the rows run with HGCN's code as released.
+PAPER_RUNS = 5  # "All reported results in Table 1 give mean and standard deviation over 5 trials"
 PAPER: dict[tuple[str, str], dict[str, tuple[float, float]]] = {
     ("MLP", "original"): {"disease_lp/lp": (72.6, 0.6), "disease_nc/nc": (28.8, 2.5), "airport/lp": (89.8, 0.5), "airport/nc": (68.6, 0.6)},
     ("MLP", "debugged"): {"disease_lp/lp": (98.7, 0.2), "disease_nc/nc": (80.3, 0.7), "airport/lp": (96.4, 0.1), "airport/nc": (95.9, 0.8)},

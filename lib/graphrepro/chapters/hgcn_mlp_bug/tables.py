@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -20,6 +19,7 @@ from graphrepro.chapters.hgcn_mlp_bug.paper import (
     NC_VARIANTS,
     PAPER,
     PAPER_DELTA,
+    PAPER_RUNS,
     PAPER_TREE,
     ROWS,
     TASK_LABELS,
@@ -32,7 +32,7 @@ from graphrepro.data.synthetic import tree_graph
 from graphrepro.experiments import hgcn
 from graphrepro.metrics import METRICS, link_metrics
 from graphrepro.report import fmt, mean_std
-from graphrepro.verdicts import Cell, judge_cell
+from graphrepro.verdicts import Cell, Estimate, judge_cell
 
 
 def _cell(runs: pd.DataFrame, task: str) -> tuple[float, float, int, int]:
@@ -47,7 +47,9 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Paper and ours (tuned, and with the README settings) side by side with a verdict per cell, long
     format: one row per model and task. The verdict compares the tuned runs with the paper."""
     rows = []
-    cells = {(m, v, t): base for m, v, t, base in table1_bases(params)}
+    labels = ["model", "variant", "task"]
+    bases = [(dict(zip(labels, (m, v, t))), base) for m, v, t, base in table1_bases(params)]
+    groups, settings = tuning.cell_groups(tuning.seed_plan(bases, params, runs), runs, labels)
     for task in params["tasks"]:
         missing = unavailable(task)
         if missing:  # one row says why the whole column is empty
@@ -57,9 +59,8 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "ours_std": math.nan, "readme_mean": math.nan, "readme_std": math.nan})
             continue
         for model, variant in ROWS:
-            tuned, readme, setting = tuning.cell_runs(runs, cells[(model, variant, task)], params)
-            ours, ours_std, n, records = _cell(tuned, task)
-            plain, plain_std, _, _ = _cell(readme, task)
+            ours, ours_std, n, records = _cell(groups.get((model, variant, task, "tuned"), runs.iloc[:0]), task)
+            plain, plain_std, _, _ = _cell(groups.get((model, variant, task, "readme"), runs.iloc[:0]), task)
             paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
             rows.append({
                 "model": row_label(model, variant),
@@ -67,9 +68,9 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 "paper": fmt(paper, paper_std),
                 "ours": fmt(ours, ours_std),
                 "README settings": fmt(plain, plain_std),
-                "chosen setting": setting,
+                "chosen setting": settings[(model, variant, task)],
                 "seeds": n,
-                "verdict": judge_cell(ours, paper, params["tolerance"], records),
+                "verdict": judge_cell(Estimate(ours, ours_std, n), Estimate(paper, paper_std, PAPER_RUNS), params["tolerance"], records),
                 "paper_mean": paper,
                 "ours_mean": ours,
                 "ours_std": ours_std,
@@ -121,13 +122,15 @@ def nc_split_table(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataF
 
 def tree_curve(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Test ROC AUC (%) per model and γ: mean and std of the tuned runs and of the README settings."""
-    rows = []
-    for base in tree_bases(params):
-        tuned, readme, setting = tuning.cell_runs(runs, base, params)
+    rows, labels = [], ["model", "γ"]
+    bases = [({"model": base["model"], "γ": base["tree_gamma"]}, base) for base in tree_bases(params)]
+    groups, settings = tuning.cell_groups(tuning.seed_plan(bases, params, runs), runs, labels)
+    for cell in settings:
+        tuned, readme = (groups.get((*cell, role), runs.iloc[:0]) for role in ("tuned", "readme"))
         mean, std, n = mean_std(tuned["test_roc"]) if len(tuned) else (math.nan, math.nan, 0)
         plain, plain_std, _ = mean_std(readme["test_roc"]) if len(readme) else (math.nan, math.nan, 0)
-        rows.append({"model": base["model"], "γ": base["tree_gamma"], "mean": mean, "std": std, "seeds": n,
-                     "readme_mean": plain, "readme_std": plain_std, "chosen setting": setting})
+        rows.append({**dict(zip(labels, cell)), "mean": mean, "std": std, "seeds": n,
+                     "readme_mean": plain, "readme_std": plain_std, "chosen setting": settings[cell]})
     return pd.DataFrame(rows)
 
 
@@ -139,13 +142,15 @@ def tree_table(curve: pd.DataFrame, tolerance: float) -> pd.DataFrame:
         if len(match):
             cell = match.iloc[0]
             ours, std, plain, plain_std, setting = cell["mean"], cell["std"], cell.readme_mean, cell.readme_std, cell["chosen setting"]
+            seeds = int(cell.seeds)
         else:
             ours = std = plain = plain_std = math.nan
+            seeds = 0
             setting = "–"
         paper = PAPER_TREE[model]
         rows.append({
             "model": "HyboNet (paper) / HGCN (ours)" if model == "HGCN" else model,
-            "paper": fmt(*paper), "ours (tuned)": fmt(ours, std), "verdict": judge_cell(ours, paper[0], tolerance),
+            "paper": fmt(*paper), "ours (tuned)": fmt(ours, std), "verdict": judge_cell(Estimate(ours, std, seeds), Estimate(*paper, PAPER_RUNS), tolerance),
             "ours (README settings)": fmt(plain, plain_std), "chosen setting": setting,
         })
     return pd.DataFrame(rows).set_index("model")
@@ -224,18 +229,8 @@ def tripod_frame(curvatures: tuple[float, ...] = TRIPOD_CURVATURES) -> pd.DataFr
 class Tables(cells.Tables):
     """The tables the claims, findings, headline and Verdicts page read, over one frame of records."""
 
-    @functools.cached_property
-    def main(self) -> pd.DataFrame:
-        """``table1`` (tuned on the records' searches)."""
-        runs = self.runs
-        return table1(runs[runs.dataset != "tree1111"] if len(runs) else runs, self.params)
-
-    @functools.cached_property
-    def nc(self) -> pd.DataFrame:
-        """``nc_split_table``."""
-        return nc_split_table(self.runs, self.params)
-
-    @functools.cached_property
-    def curve(self) -> pd.DataFrame:
-        """``tree_curve``."""
-        return tree_curve(self.runs, self.params)
+    main = cells.table("Table 1, paper and ours (tuned on the records' searches)",
+                       lambda t: table1(t.runs[t.runs.dataset != "tree1111"] if len(t.runs) else t.runs, t.params))
+    nc = cells.table("Node classification F1 per model and variant: what the split leak and label column add",
+                     lambda t: nc_split_table(t.runs, t.params))
+    curve = cells.table("Tree1111: test ROC AUC per model and gamma", lambda t: tree_curve(t.runs, t.params))

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from graphrepro import catalog, search, store
+from graphrepro import catalog, cells, search, store
 from graphrepro.chapters.hgcn_mlp_bug.paper import CHAPTER, CURVATURES, SEARCH_SEED
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
@@ -123,8 +123,21 @@ def label(setting: dict[str, Any]) -> str:
     return ", ".join(words)
 
 
-def cell_runs(runs: pd.DataFrame, base: dict[str, Any], params: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """A cell's tuned runs, its README-settings runs, and the chosen setting in words."""
-    setting, how = selection(base, params, runs)
-    tuned = subset(runs, seed_configs(base, setting, params)) if setting is not None else runs.iloc[:0]
-    return tuned, subset(runs, seed_configs(base, {}, params)), how
+def seed_plan(bases: list[tuple[dict[str, Any], dict[str, Any]]], params: dict[str, Any], runs: pd.DataFrame) -> pd.DataFrame:
+    """Every seed run of the cells (labels, base config) a table shows, planned once (``cells.plan``): the cell's
+    labels, ``role`` (tuned: the search's choice, none until its search is complete; readme: HGCN's README
+    settings), the choice in words (``setting``) and the run's key."""
+    rows = []
+    for labels, base in bases:
+        setting, how = selection(base, params, runs)
+        for role, chosen in (("tuned", setting), ("readme", {})):
+            if chosen is not None:
+                rows += [({**labels, "role": role, "setting": how}, c) for c in seed_configs(base, chosen, params)]
+    return cells.plan(rows, key, [*(bases[0][0] if bases else {}), "role", "setting"])
+
+
+def cell_groups(plan: pd.DataFrame, runs: pd.DataFrame, labels: list[str]) -> tuple[dict[Any, pd.DataFrame], dict[Any, str]]:
+    """``seed_plan``'s records grouped by ``labels`` and role, and each cell's choice in words."""
+    found = cells.recorded(plan, runs)
+    groups = {k: g for k, g in found.groupby([*labels, "role"], sort=False)} if len(found) else {}
+    return groups, {k: g.setting.iloc[0] for k, g in plan.groupby(labels, sort=False)}

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrepro.experiments import lrgb
+from graphrepro import vocabulary
 
 CHAPTER = "lrgb-head"
 
 
-MODELS = lrgb.MODELS
+MODELS = vocabulary.LRGB_MODELS
 
 
 # the head ablation's stages (the paper's Figure 1, right) and the RWSE ablation: base config and changes
@@ -34,6 +34,7 @@ LONG_PAIR = ("GCN", ("LRGB, linear head", "LRGB, 2-layer head"))  # trained long
 FIDELITY_SEEDS = 2  # seeds of each precision in the bf16 fidelity check
 
 
+PAPER_RUNS = 4  # both papers: mean and std over 4 seeds
 # Test AP x 100, mean and std over 4 runs. LRGB's original configs: vijaydwivedi75/lrgb README leaderboard;
 # tuned: Tönshoff et al. (TMLR 2024), Figure 1 (left) / Table 1. GPS: GraphGPS's own number, re-evaluated by Tönshoff.
 PAPER: dict[tuple[str, str], tuple[float, float]] = {

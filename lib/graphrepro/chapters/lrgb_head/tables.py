@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -28,6 +27,7 @@ from graphrepro.chapters.lrgb_head.paper import (
     HEAD_STAGES,
     LRGB_PARAMETERS,
     PAPER,
+    PAPER_RUNS,
     PAPER_STATS,
     STAGES,
     UNAVAILABLE,
@@ -37,7 +37,7 @@ from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
 from graphrepro.report import fmt
-from graphrepro.verdicts import Cell, judge_cell
+from graphrepro.verdicts import Budget, Cell, Estimate, judge_cell
 
 
 def dataset_stats(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -108,35 +108,23 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any], part: str = "main", p
     for model, stage in table_cells(params):
         pm, ps = PAPER.get((model, stage), (math.nan, math.nan))
         mean, std, n, recorded = found.loc[(model, stage)] if (model, stage) in found.index else (math.nan, 0.0, 0, 0)
+        at = params["epochs"] if part == "main" else 0  # 0: the papers' epochs
+        budget = Budget(at, paper_epochs(model, stage)) if at else None
+        verdict = judge_cell(Estimate(mean, std, int(n)), Estimate(pm, ps, PAPER_RUNS), params["tolerance"], recorded, budget)
         rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
                      "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
-                     "verdict": Cell.UNAVAILABLE if not available() else judge_cell(mean, pm, params["tolerance"], recorded),
+                     "verdict": Cell.UNAVAILABLE if not available() else verdict,
                      "seeds": int(n), "paper_mean": pm, "mean": mean, "std": std})
     return pd.DataFrame(rows)
 
 
-class Tables(cells.Tables):
+class Tables(cells.Tables, plan=plan):
     """The tables the claims, findings, headline and Verdicts page read, over one frame of records."""
 
-    @functools.cached_property
-    def plan(self) -> pd.DataFrame:
-        """``configs.plan``: every run the chapter reads."""
-        return plan(self.params)
-
-    @functools.cached_property
-    def main(self) -> pd.DataFrame:
-        """``main_table`` at the profile's epochs."""
-        return main_table(self.runs, self.params, "main", self.plan)
-
-    @functools.cached_property
-    def full(self) -> pd.DataFrame:
-        """``main_table`` at the papers' epochs."""
-        return main_table(self.runs, self.params, "full", self.plan)
-
-    @functools.cached_property
-    def order(self) -> pd.DataFrame:
-        """``order_table`` of the records' learning curves."""
-        return order_table(curves(self.runs), self.params)
+    main = cells.table("Paper and ours per model and stage, at the profile's epochs",
+                       lambda t: main_table(t.runs, t.params, "main", t.plan))
+    full = cells.table("Paper and ours at the papers' epochs", lambda t: main_table(t.runs, t.params, "full", t.plan))
+    order = cells.table("The stages' order over the last epochs", lambda t: order_table(curves(t.runs), t.params))
 
 
 def curves(runs: pd.DataFrame) -> pd.DataFrame:
