@@ -30,7 +30,7 @@ profile = "standard"
 # %% tags=["hide-input"]
 
 from graphrepro import report
-from graphrepro.chapters import all_headlines, chapters_as_executed, parameters_used
+from graphrepro.collate import all_headlines, chapters_as_executed, parameters_used
 
 report.set_style()
 used = chapters_as_executed("synthesis", profile, "row comes")

@@ -15,11 +15,10 @@ from graphrepro.models import batched
 
 @pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
 def test_every_config_of_a_profile_belongs_to_one_experiment_of_its_chapter(page):
-    module = pages.chapter_module(page.slug)
     configs, _ = pages.chapter_module(page.slug, "configs").chapter_records(pages.resolve(page.slug, "smoke"))
     assert configs
     for config in configs:
-        experiment = bench.experiment_of(config, module.EXPERIMENTS)
+        experiment = bench.experiment_of(config, pages.experiments(page.slug))
         assert experiment.make_config(**config) == config
         assert experiment.planned_epochs(config)[1] > 0
 

@@ -7,9 +7,9 @@ import math
 import nbformat
 import pandas as pd
 
-from graphrepro import build, pages, report, runner
+from graphrepro import build, pages, report, runner, sources
 from graphrepro.__main__ import main
-from graphrepro.chapters import executed_with, parameters_used
+from graphrepro.collate import executed_with, parameters_used
 from graphrepro.verdicts import Claim, Evidence
 
 SLUG = "hgcn-mlp-bug"
@@ -65,6 +65,7 @@ def test_book_without_execution_executes_only_missing_pages(tmp_path, monkeypatc
     monkeypatch.setattr(runner, "execute", fake_execute)
     monkeypatch.setattr(pages, "chapter_module", lambda slug, part=None: _NoRecords)
     monkeypatch.setattr(build, "build_book", lambda: tmp_path / "index.html")
+    monkeypatch.setattr(sources, "refuse_uncommitted", lambda what: None)  # whether this checkout is clean is beside the point
     assert main(["book", "--no-execute"]) == 0
     out = capsys.readouterr().out
     assert executed == [(p.slug, "standard") for p in pages.pages() if p.slug != SLUG]
@@ -98,7 +99,7 @@ def test_the_verdicts_page_words_follow_the_rows():
     claims = pd.DataFrame([claim("a", True), claim("b", True), claim("c", False), claim("d", None)])
     summary = report.chapter_summary(cells, claims)
     assert summary.overall.to_dict() == {"a": "partly", "b": "reproduced", "c": "not reproduced", "d": "not run"}
-    assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not run, unavailable or not decided"] == "1"
+    assert summary.loc["a", "paper numbers reproduced"] == "1 of 2" and summary.loc["a", "not decided / no number"] == "0 / 1"
     table = report.cells_table(cells).data
     assert 'href="a.html#a-x"' in table and "not reproduced (differs by +3.0)" in table and "within ±2" in table
     assert 'href="d.html#d-w"' in report.claims_table(claims).data

@@ -37,11 +37,10 @@ def test_float32_keeps_todays_key_and_a_bfloat16_run_trains_to_finite_fp32_metri
 
 @pytest.mark.parametrize("slug", [p.slug for p in pages.chapter_pages()])
 def test_every_chapter_takes_precision_and_its_trained_configs_carry_it(slug):
-    module = pages.chapter_module(slug)
     configs, _ = pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "smoke", precision="bfloat16"))
     today, _ = pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "smoke"))
     assert configs and not any("precision" in c for c in today)
-    pykeen = [bench.experiment_of(c, module.EXPERIMENTS) is kg.EXPERIMENT for c in configs]
+    pykeen = [bench.experiment_of(c, pages.experiments(slug)) is kg.EXPERIMENT for c in configs]
     assert all((c.get("precision") == "bfloat16") != by_pykeen for c, by_pykeen in zip(configs, pykeen))  # pykeen's stay fp32
     assert not all(pykeen)
 

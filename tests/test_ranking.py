@@ -105,7 +105,7 @@ def test_constant_scores_are_rewarded_only_by_optimistic_ranks():
     ranks = R.ranks_from_scores(np.zeros((4, 100)), [0, 1, 2, 3])
     assert (ranks["optimistic"] == 1).all() and (ranks["pessimistic"] == 100).all()
     assert R.mrr(ranks["optimistic"]) == 1.0
-    assert R.amri(ranks["realistic"], ranks["num_candidates"]) == pytest.approx(0.0)  # exactly chance
+    assert R.metric("amri", ranks["realistic"], ranks["num_candidates"]) == pytest.approx(0.0)  # exactly chance
 
 
 def test_the_lrgb_worked_example_raw_filtered_and_extended_filtered():

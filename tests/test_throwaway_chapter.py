@@ -18,9 +18,8 @@ CHAPTER_FILES = {  # a package by concern, as every chapter of the book is laid 
     "__init__.py": '''
         """A throwaway chapter: a fake experiment whose validation accuracy is a function of the seed."""
         from graphrepro.pages import Page, Param, same
-        from toy_chapter.paper import EXPERIMENT
 
-        EXPERIMENTS = (EXPERIMENT,)
+        EXPERIMENTS = ("toy_chapter.paper",)
         PAGE = Page("toy-chapter", {notebook!r}, "A throwaway chapter", (
             Param("seeds", int, "seeds", {{"smoke": 2, "standard": 3, "paper": 3}}, minimum=1, maximum=10),
             Param("tolerance", float, "points", same(1.0), minimum=0, maximum=100),

@@ -9,14 +9,13 @@ import platform
 import re
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from graphrepro import pages, sources, store
+from graphrepro import pages, sources
 from graphrepro.paths import NotWritable
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", 90)
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="draw only records whose recorded training took at most this long (chapter 4's runs take hours)")
     verify.add_argument("--digests", action="store_true",
                         help="instead: check every record's digest and artefacts, without re-training (seconds)")
+    verify.add_argument("--uncommitted", action="store_true",
+                        help="instead: re-train the records made from uncommitted code (+dirty) from the committed code; "
+                             "each whose re-run matches it is replaced by the re-run, the others stay with their reason "
+                             "in results/uncommitted.json (with --chapter, --max-minutes; a rerun resumes)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
@@ -82,6 +85,14 @@ def _training_options(command: argparse.ArgumentParser) -> None:
                               "then keeps the diff (results/diffs/<sha256>.patch)")
 
 
+def _print(table: pd.DataFrame | list[dict], **options: object) -> None:
+    """A table as aligned text, wide enough for its columns."""
+    import pandas as pd  # heavy (half a second): `--help` and the refusal of a bad value answer without it
+
+    with pd.option_context("display.width", 200, "display.max_colwidth", 90):
+        print(pd.DataFrame(table).to_string(**{"index": False, **options}))
+
+
 def _show(value: object) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
@@ -101,7 +112,7 @@ def _list() -> int:
     for page in pages.pages():
         print(f"  {page.slug:18s} {page.notebook:32s} {page.title}")
     print()
-    print(pd.DataFrame(rows).to_string(index=False))
+    _print(rows)
     return 0
 
 
@@ -146,11 +157,11 @@ def _say_what_trains(slug: str, params: dict, args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from graphrepro import runner  # Jupyter: only executing pages needs it
-
     overrides = pages.parse_overrides(args.chapter, args.parameter)
     params = pages.resolve(args.chapter, args.profile, **overrides)
     workers = _workers(args)
+    from graphrepro import runner  # Jupyter: only executing pages needs it, after the parameters are checked
+
     _say_what_trains(args.chapter, params, args)
     print(f"executing {args.chapter} ({args.profile}) ...", flush=True)
     out = runner.execute(args.chapter, args.profile, overrides, log_output=args.log_output, workers=workers)
@@ -159,11 +170,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from graphrepro import grid  # heavy (torch): only training needs it
-
-    plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
     params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
     workers = _workers(args)
+    plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
+    from graphrepro import grid  # heavy (torch): only training needs it, after the parameters are checked
+
     _committed_or_allowed(args, f"{args.chapter} ({args.profile})")
     if workers:
         os.environ[grid.WORKERS] = str(workers)
@@ -175,10 +186,10 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _book(args: argparse.Namespace) -> int:
-    from graphrepro import build, runner  # Jupyter Book: only building needs it
-
     pages.resolve(pages.pages()[0].slug, args.profile)  # an unknown profile exits before anything runs
     workers = _workers(args)
+    from graphrepro import build, runner  # Jupyter Book: only building needs it, after the options are checked
+
     for page in pages.pages():
         if not args.no_execute:
             _say_what_trains(page.slug, pages.resolve(page.slug, args.profile), args)
@@ -202,9 +213,7 @@ def _data() -> int:
     from graphrepro.data import DATASETS, dataset_status  # the registry: only `data` needs it
 
     statuses = [dataset_status(name) for name in DATASETS]
-    table = pd.DataFrame(statuses)
-    table["reason"] = [r.splitlines()[0] if r else "" for r in table.reason]
-    print(table.to_string(index=False))
+    _print([{**s, "reason": s["reason"].splitlines()[0] if s["reason"] else ""} for s in statuses])
     refused = [s for s in statuses if s["status"] == "refused"]
     for status in refused:
         print(f"\n{status['dataset']}: {status['reason']}")
@@ -219,9 +228,17 @@ def _verify(args: argparse.Namespace) -> int:
     if args.digests:
         checked, problems = verify.integrity(args.chapter)
         if problems:
-            print(pd.DataFrame(problems).to_string(index=False))
+            _print(problems)
         print(f"{checked} records read; {len(problems)} problems" + (" (nothing re-trained)" if checked else ""))
         return 1 if problems or not checked else 0
+    if args.uncommitted:
+        rows = []
+        for row in verify.replace_uncommitted(args.chapter, args.max_minutes, args.tolerance):
+            rows.append(row)
+            print(f"{row['chapter']} {row['key']} {row['run']}: " + ("replaced" if row["replaced"] else f"kept ({row['problem']})"), flush=True)
+        kept = sum(not r["replaced"] for r in rows)
+        print(f"\n{len(rows) - kept} of {len(rows)} records re-trained from committed code match and were replaced; {kept} kept")
+        return 1 if kept else 0
     if args.keys:
         picked = verify.named_records(args.keys, args.chapter)
     else:
@@ -229,14 +246,15 @@ def _verify(args: argparse.Namespace) -> int:
     if not picked:
         print("no records to verify" + ("" if args.local else " (committed standard-profile records; --local for others)"))
         return 1
-    results = pd.DataFrame([verify.check(r, args.tolerance) for r in tqdm(picked, desc="verify", unit="run")])
-    print(results.to_string(index=False))
-    bad = int((~results.ok).sum())
+    results = [verify.check(r, args.tolerance) for r in tqdm(picked, desc="verify", unit="run")]
+    _print(results)
+    bad = sum(not r["ok"] for r in results)
     print(f"\n{len(results) - bad} of {len(results)} re-runs match their records")
     return 1 if bad else 0
 
 
 def _bench(args: argparse.Namespace) -> int:
+    import pandas as pd  # heavy: only the commands that print tables need it
     import torch  # heavy: declaring parameters and answering the CLI never load torch
 
     from graphrepro import bench  # heavy (torch): only `bench` needs it
@@ -254,19 +272,19 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"\n{slug}, {args.estimate} profile from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
                   f"hours ({table.get('hours left', pd.Series()).sum():.1f} left) for the "
                   f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
-            print(table.drop(columns="chapter").round(4).to_string(index=False, na_rep=""))
+            _print(table.drop(columns="chapter").round(4), na_rep="")
         return 0
     if args.estimate:
         for slug in slugs:
             table = bench.profile_estimate(slug, args.estimate, args.device, args.probe_epochs, args.budget)
             print(f"\n{slug}, {args.estimate} profile on {args.device}: {table.get('hours (upper bound)', pd.Series()).sum():.2f} hours "
                   f"(upper bound) for the probed kinds of run")
-            print(table.drop(columns="chapter").round(4).to_string(index=False))
+            _print(table.drop(columns="chapter").round(4))
         return 0
     for slug in slugs:
         if not args.recorded:
             print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
-            print(bench.chapter_bench(slug, args.seeds).round(3).to_string(index=False, na_rep=""))
+            _print(bench.chapter_bench(slug, args.seeds).round(3), na_rep="")
         print(f"\n{slug}, standard profile:")
         for k, v in bench.chapter_wall_time(slug).items():
             print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")
@@ -275,6 +293,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _store_sizes() -> dict[str, int]:
     """How many records each chapter's folder holds now."""
+    from graphrepro import store  # numpy and pandas: only the commands that train need it
+
     return {p.slug: len(store.record_files(p.slug)) for p in pages.chapter_pages()}
 
 
@@ -302,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(list(sys.argv[1:] if argv is None else argv))
     commands = {"list": lambda: _list(), "run": lambda: _run(args), "train": lambda: _train(args), "book": lambda: _book(args),
                 "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args)}
-    before = _store_sizes()
+    before = _store_sizes() if args.command in ("run", "train", "book") else {}
     try:
         return commands[args.command]()
     except (pages.ParameterError, NotWritable, sources.UncommittedCode) as err:

@@ -189,10 +189,9 @@ def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[
 
 def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
     """The chapter's runs under ``params`` grouped by (experiment, dataset, model), each with its experiment."""
-    module = pages.chapter_module(slug)
     groups: Groups = {}
     for config in pages.chapter_module(slug, "configs").chapter_records(params)[0]:
-        experiment = experiment_of(config, module.EXPERIMENTS)
+        experiment = experiment_of(config, pages.experiments(slug))
         groups.setdefault(_label(experiment, config), (experiment, []))[1].append(config)
     return groups
 
@@ -232,13 +231,12 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     profile's runs with no record yet, less what this machine's checkpoints hold. A kind with no record says
     so; one whose records all differ from the profile's runs in a setting (fewer negatives) names it: its
     epochs may cost otherwise."""
-    module = pages.chapter_module(slug)
     keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     done = {r["key"] for r in store.records(slug)}
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for record in store.records(slug):
         if record["key"] in keys:
-            recorded.setdefault(_label(experiment_of(record["config"], module.EXPERIMENTS), record["config"]), []).append(record)
+            recorded.setdefault(_label(experiment_of(record["config"], pages.experiments(slug)), record["config"]), []).append(record)
     rows = []
     for label, (experiment, members) in probe_groups(slug, pages.resolve(slug, profile)).items():
         field = experiment.planned_epochs(members[0])[0]

@@ -14,7 +14,7 @@ from graphrepro.experiments import Experiment
 
 def experiments() -> dict[str, Experiment]:
     """Every experiment of the manifest's chapters, by name."""
-    return {e.name: e for page in pages.chapter_pages() for e in pages.chapter_module(page.slug).EXPERIMENTS}
+    return {e.name: e for page in pages.chapter_pages() for e in pages.experiments(page.slug)}
 
 
 def experiment(name: str) -> Experiment:

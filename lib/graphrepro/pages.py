@@ -126,9 +126,11 @@ def same(value: Any) -> dict[str, Any]:
 
 def _device_available(device: str) -> str | None:
     """Why ``device`` cannot train here (None when it can)."""
-    import torch  # heavy: declaring parameters and answering the CLI never load torch
+    if device != "cuda":
+        return None
+    import torch  # heavy: loaded only to ask about CUDA; declaring parameters and answering the CLI never load it
 
-    if device == "cuda" and not torch.cuda.is_available():
+    if not torch.cuda.is_available():
         return "torch sees no CUDA device on this machine; use -p device cpu (or auto)"
     return None
 
@@ -171,6 +173,11 @@ class Page:
         )
 
 
+def chapter_page(slug: str, notebook: str, title: str, *params: Param, module: str, precision: Param = PRECISION) -> Page:
+    """A chapter's page: the device and precision every chapter of the book takes, then its own parameters."""
+    return Page(slug, notebook, title, (DEVICE, precision, *params), module=module)
+
+
 MANIFEST = "GRAPHREPRO_MANIFEST"  # names another manifest module (a test's throwaway chapter, a fork's book)
 
 
@@ -191,7 +198,7 @@ def chapter_pages() -> tuple[Page, ...]:
 
 
 def chapter_module(slug: str, part: str | None = None) -> ModuleType:
-    """A chapter's package (its ``PAGE`` and ``EXPERIMENTS``), or one of its modules that the book calls:
+    """A chapter's package (its ``PAGE`` and the modules of its ``EXPERIMENTS``), or one of its modules that the book calls:
     ``configs`` (``chapter_keys``, ``chapter_records``, ``recorded_runs``, ``training_plan``), ``tables``
     (``Tables``), ``claims`` (``claims``, ``paper_cells``, ``headline``, each of a ``Tables``) or ``benchmarks``
     (``bench``)."""
@@ -199,6 +206,12 @@ def chapter_module(slug: str, part: str | None = None) -> ModuleType:
     if target.module is None:
         raise ParameterError(f"{slug!r} is a page of computed tables, not a chapter with records")
     return importlib.import_module(target.module if part is None else f"{target.module}.{part}")
+
+
+def experiments(slug: str) -> tuple[Any, ...]:
+    """A chapter's experiments (``graphrepro.experiments.Experiment``): its package names the modules that define
+    them, so that declaring a page never imports torch."""
+    return tuple(importlib.import_module(name).EXPERIMENT for name in chapter_module(slug).EXPERIMENTS)
 
 
 def page(slug: str) -> Page:

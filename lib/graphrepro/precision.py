@@ -32,9 +32,11 @@ def cpu_bf16() -> str:
 
 def unavailable(precision: str) -> str | None:
     """Why ``precision`` cannot train here (None when it can)."""
-    import torch  # heavy: declaring parameters and answering the CLI never load torch
+    if precision != BFLOAT16 or cpu_bf16() != "none":
+        return None
+    import torch  # heavy: loaded only to ask about CUDA; declaring parameters and answering the CLI never load it
 
-    if precision == BFLOAT16 and cpu_bf16() == "none" and not torch.cuda.is_available():
+    if not torch.cuda.is_available():
         return ("this CPU has no bfloat16 hardware (neither AMX nor avx512_bf16) and torch sees no CUDA device; "
                 "use -p precision float32")
     return None

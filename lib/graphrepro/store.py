@@ -7,12 +7,14 @@ import json
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from graphrepro import paths
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def config_key(experiment: str, version: int, config: dict[str, Any]) -> str:
@@ -49,6 +51,15 @@ def write_record(chapter: str, record: dict[str, Any], root: Path | None = None)
         raise ValueError(f"run record {record['key']} holds a value JSON cannot store ({err}); nothing written") from None
     paths.write_atomically(path, lambda tmp: tmp.write_text(text))
     return path
+
+
+def write_trained(chapter: str, record: dict[str, Any], root: Path | None = None) -> Path:
+    """Write a record fresh from training, whose metrics still hold its artefacts: the artefacts first, so that
+    a record never points to nothing, then the record."""
+    outputs = record["metrics"].pop("artefacts", None) or {}
+    if outputs:
+        record["artefacts"] = {name: write_artefact(chapter, record["key"], name, arrays, root) for name, arrays in outputs.items()}
+    return write_record(chapter, record, root)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -91,6 +102,8 @@ def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:
 
 def to_frame(recs: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per run: config fields as columns, then ``val_*``/``test_*`` metrics and run facts."""
+    import pandas as pd  # heavy (half a second): the command line counts records before it answers, without pandas
+
     rows = [
         {
             **r["config"],

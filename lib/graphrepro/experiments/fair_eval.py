@@ -12,15 +12,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from graphrepro import precision
+from graphrepro import precision, vocabulary
 from graphrepro.data import splits
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
 from graphrepro.models import batched, gmnn
 
-DATASETS = ("cora", "citeseer")
-KINDS = ("dense", "sparse_balanced", "sparse_stratified", "public")  # public: the one Planetoid split (fold 0)
-MODELS = ("MLP", "GCN", "FAGCN")
+DATASETS, KINDS, MODELS = vocabulary.FAIR_EVAL_DATASETS, vocabulary.FAIR_EVAL_KINDS, vocabulary.FAIR_EVAL_MODELS
 DEFAULTS: dict[str, Any] = {"hidden": 64, "lr": 1e-2, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5,
                             "max_epochs": 1000, "patience": 200, "folds": 10, "split_seed": 0, "per_class": 20}
 OPTIONAL = ("eps", "gmnn_loops", "gmnn_epochs", "gmnn_tau")  # FAGCN's eps; GMNN on top of the model

@@ -14,15 +14,14 @@ from torch.nn import functional as F
 from torch_geometric.data import HeteroData
 from torch_geometric.transforms import AddMetaPaths
 
-from graphrepro import precision, sparse
+from graphrepro import precision, sparse, vocabulary
 from graphrepro.data import hgb as hgb_data
 from graphrepro.data.splits import holdout_valid
 from graphrepro.experiments import Experiment
 from graphrepro.models import hgb as models
 from graphrepro.train import PatienceStopping, fit, seed_everything
 
-DATASETS = ("DBLP", "ACM", "IMDB")
-MODELS = ("GCN", "GAT", "SimpleHGN", "HAN", "GAT-metapath")
+DATASETS, MODELS = vocabulary.HGB_DATASETS, vocabulary.HGB_MODELS
 # Meta-paths of HGB's HAN (methods/HAN/utils.py), as node-type walks; ACM's paper-paper steps name their relation.
 METAPATHS: dict[str, dict[str, list[tuple[str, str, str]]]] = {
     "DBLP": {

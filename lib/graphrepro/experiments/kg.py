@@ -21,13 +21,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from graphrepro import checkpoints
+from graphrepro import checkpoints, vocabulary
 from graphrepro.data import kg as kg_data
 from graphrepro.experiments import Experiment
 from graphrepro.metrics import METRICS
 
-DATASETS = ("nations", "kinships", "umls", "wn18rr", "fb15k237")
-MODELS = ("TransE", "RotatE", "ComplEx", "TuckER")
+DATASETS, MODELS = vocabulary.KG_DATASETS, vocabulary.KG_MODELS
 DEFAULTS = "pykeen defaults"  # no published configuration: pykeen 1.11.1's defaults, sLCWA training
 # the published configurations pykeen 1.11.1's wheel ships (pykeen/experiments/<model>/<file>), by dataset and model
 PUBLISHED: dict[tuple[str, str], str] = {

@@ -16,15 +16,14 @@ from torch import nn
 from torch.nn import functional as F
 from torch_geometric.nn import GATConv, GCNConv, GINConv
 
-from graphrepro import precision
+from graphrepro import precision, vocabulary
 from graphrepro.data.hgcn import link_split_data, raw_graph
 from graphrepro.data.planetoid import planetoid_data
 from graphrepro.experiments import Experiment
 from graphrepro.metrics import ranking
 from graphrepro.train import PatienceStopping, fit, seed_everything
 
-DATASETS = ("cora", "citeseer", "airport")
-MODELS = ("MLP", "GCN", "GAT", "GIN")
+DATASETS, MODELS = vocabulary.LINKPRED_DATASETS, vocabulary.LINKPRED_MODELS
 VARIANTS = ("raw", "filtered", "extended")
 RULES = ("optimistic", "realistic", "pessimistic", "argsort")
 

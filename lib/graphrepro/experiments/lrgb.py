@@ -19,14 +19,14 @@ from torch_geometric.loader import DataLoader
 from torch_geometric.transforms import AddRandomWalkPE
 from tqdm.auto import tqdm
 
-from graphrepro import checkpoints, paths, precision
+from graphrepro import checkpoints, paths, precision, vocabulary
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.experiments import Experiment
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models.lrgb import Architecture, PeptideModel, parameter_count
 from graphrepro.train import release_freed_memory, seed_everything
 
-MODELS = ("GCN", "GINE", "GatedGCN")
+MODELS = vocabulary.LRGB_MODELS
 GPS = "GPS"  # the graph transformer of the reference line; tuned base only
 RWSE_STEPS = 20
 LAPPE_FREQUENCIES, LAPPE_DIM = 10, 16

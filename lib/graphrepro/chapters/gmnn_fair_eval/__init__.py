@@ -1,43 +1,36 @@
-"""Chapter 3: k-fold model selection and assessment of MLP, GCN, FAGCN and GMNN.
-This module holds its page and experiments; ``graphrepro.pages.chapter_module`` names the modules the book calls."""
+"""Chapter 3: k-fold model selection and assessment of MLP, GCN, FAGCN and GMNN."""
 
-from __future__ import annotations
-
+from graphrepro import vocabulary
 from graphrepro.chapters.gmnn_fair_eval.paper import ASSESSED, CHAPTER
-from graphrepro.experiments import fair_eval
-from graphrepro.pages import DEVICE, PRECISION, Page, Param, same
+from graphrepro.pages import Param, chapter_page, same
 
-PAGE = Page(
+PAGE = chapter_page(
     CHAPTER,
     "notebooks/03_gmnn_fair_eval.py",
     "Fair evaluation of GMNN",
-    (
-        DEVICE,
-        PRECISION,
-        Param("datasets", str, "Planetoid graphs (Pubmed and WikiVitals are not obtainable here)",
-              same(["cora", "citeseer"]), fair_eval.DATASETS, many=True),
-        Param("kinds", str, "training sets: dense (81/9/10) and the two sparse ones (20 per class, or 20·K stratified)",
-              same(list(ASSESSED)), ASSESSED, many=True),
-        Param("folds", int, "assessment folds run (of k = 10)", {"smoke": 2, "standard": 10, "paper": 10}, minimum=1, maximum=10),
-        Param("trials", int, "search trials per fold and model (the paper: population 100, 10 generations)",
-              {"smoke": 4, "standard": 24, "paper": 1000}, minimum=1, maximum=100_000),
-        Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
-              {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),
-        Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": 20},
-              minimum=1, maximum=100),
-        Param("max_epochs", int, "epoch cap (paper 1000)", {"smoke": 6, "standard": 1000, "paper": 1000}, minimum=1, maximum=100_000),
-        Param("patience", int, "early-stopping patience on validation loss (paper 200)", {"smoke": 3, "standard": 200, "paper": 200},
-              minimum=1, maximum=100_000),
-        Param("gmnn_loops", int, "GMNN's EM loops (paper 10)", {"smoke": 1, "standard": 10, "paper": 10}, minimum=1, maximum=100),
-        Param("gmnn_epochs", int, "epochs per GMNN M- or E-step (paper 100)", {"smoke": 2, "standard": 100, "paper": 100},
-              minimum=1, maximum=10_000),
-        Param("public_seeds", int, "seeds on the one public Planetoid split (GMNN's own evaluation used 100)",
-              {"smoke": 1, "standard": 10, "paper": 100}, minimum=1, maximum=1000),
-        Param("tolerance", float, "largest |ours - paper| in accuracy points that still counts as reproduced", same(2.0),
-              minimum=0, maximum=100),
-    ),
+    Param("datasets", str, "Planetoid graphs (Pubmed and WikiVitals are not obtainable here)",
+          same(["cora", "citeseer"]), vocabulary.FAIR_EVAL_DATASETS, many=True),
+    Param("kinds", str, "training sets: dense (81/9/10) and the two sparse ones (20 per class, or 20·K stratified)",
+          same(list(ASSESSED)), ASSESSED, many=True),
+    Param("folds", int, "assessment folds run (of k = 10)", {"smoke": 2, "standard": 10, "paper": 10}, minimum=1, maximum=10),
+    Param("trials", int, "search trials per fold and model (the paper: population 100, 10 generations)",
+          {"smoke": 4, "standard": 24, "paper": 1000}, minimum=1, maximum=100_000),
+    Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
+          {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),
+    Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": 20},
+          minimum=1, maximum=100),
+    Param("max_epochs", int, "epoch cap (paper 1000)", {"smoke": 6, "standard": 1000, "paper": 1000}, minimum=1, maximum=100_000),
+    Param("patience", int, "early-stopping patience on validation loss (paper 200)", {"smoke": 3, "standard": 200, "paper": 200},
+          minimum=1, maximum=100_000),
+    Param("gmnn_loops", int, "GMNN's EM loops (paper 10)", {"smoke": 1, "standard": 10, "paper": 10}, minimum=1, maximum=100),
+    Param("gmnn_epochs", int, "epochs per GMNN M- or E-step (paper 100)", {"smoke": 2, "standard": 100, "paper": 100},
+          minimum=1, maximum=10_000),
+    Param("public_seeds", int, "seeds on the one public Planetoid split (GMNN's own evaluation used 100)",
+          {"smoke": 1, "standard": 10, "paper": 100}, minimum=1, maximum=1000),
+    Param("tolerance", float, "largest |ours - paper| in accuracy points that still counts as reproduced", same(2.0),
+          minimum=0, maximum=100),
     module=__name__,
 )
 
 
-EXPERIMENTS = (fair_eval.EXPERIMENT,)
+EXPERIMENTS = ("graphrepro.experiments.fair_eval",)  # modules defining EXPERIMENT, imported when a run trains or a record is read

@@ -1,47 +1,41 @@
-"""Chapter 5: raw, filtered and extended-filtered MRR, tie handling, and adjusted and z-scored rank metrics.
-This module holds its page and experiments; ``graphrepro.pages.chapter_module`` names the modules the book calls."""
-
-from __future__ import annotations
+"""Chapter 5: raw, filtered and extended-filtered MRR, tie handling, and adjusted and z-scored rank metrics."""
 
 import dataclasses
 
+from graphrepro import vocabulary
 from graphrepro.chapters.mrr_variants.paper import CHAPTER
-from graphrepro.experiments import kg, linkpred
-from graphrepro.pages import DEVICE, PRECISION, Page, Param, same
+from graphrepro.pages import PRECISION, Param, chapter_page, same
 
-PAGE = Page(
+PAGE = chapter_page(
     CHAPTER,
     "notebooks/05_mrr_variants.py",
     "Which MRR? Filtering, ties and adjusted rank metrics",
-    (
-        DEVICE,
-        dataclasses.replace(PRECISION, help=PRECISION.help + " (the GNN link-prediction runs; pykeen's knowledge-graph "
-                            "runs stay float32, since its pipeline trains and ranks in one call)"),
-        Param("graphs", str, "graphs for within-graph link prediction", same(list(linkpred.DATASETS)), linkpred.DATASETS, many=True),
-        Param("encoders", str, "encoders with a dot-product decoder", same(list(linkpred.MODELS)), linkpred.MODELS, many=True),
-        Param("seeds", int, "seeds per encoder and graph", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=50),
-        Param("lp_epochs", int, "epoch cap of the link-prediction runs (early stopping on validation filtered MRR)",
-              {"smoke": 3, "standard": 300, "paper": 300}, minimum=1, maximum=10_000),
-        Param("kgs", str, "knowledge graphs", {"smoke": ["nations"], "standard": ["nations", "kinships", "umls", "wn18rr"],
-              "paper": list(kg.DATASETS)}, kg.DATASETS, many=True),
-        Param("kg_models", str, "knowledge-graph embedding models", same(list(kg.MODELS)), kg.MODELS, many=True),
-        Param("kg_seeds", int, "seeds per knowledge graph and model", {"smoke": 1, "standard": 3, "paper": 3}, minimum=1, maximum=20),
-        Param("kg_epochs", int, "training epochs on Nations, Kinships and UMLS", {"smoke": 2, "standard": 100, "paper": 100},
-              minimum=1, maximum=10_000),
-        Param("tucker_epochs", int, "TuckER's training epochs on Nations, Kinships and UMLS (0: kg_epochs); it costs "
-              "10-40 times the others' epoch", {"smoke": 0, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
-        Param("large_kg_epochs", int, "training epochs on WN18RR and FB15k-237 (0: the published configuration's own)",
-              {"smoke": 1, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
-        Param("negatives_cap", int, "most negatives per positive triple on WN18RR and FB15k-237 (0: the published "
-              "configuration's own; RotatE's 1,024 cost about 55 min per WN18RR epoch here)",
-              {"smoke": 32, "standard": 32, "paper": 0}, minimum=0, maximum=100_000),
-        Param("tucker_on_large", bool, "train TuckER on WN18RR and FB15k-237 (about 1,000 s per WN18RR epoch here)",
-              {"smoke": False, "standard": False, "paper": True}),
-        Param("tolerance", float, "largest |difference| in MRR points (x 100) counted as 'no change' in a verdict",
-              same(1.0), minimum=0, maximum=100),
-    ),
+    Param("graphs", str, "graphs for within-graph link prediction", same(list(vocabulary.LINKPRED_DATASETS)), vocabulary.LINKPRED_DATASETS, many=True),
+    Param("encoders", str, "encoders with a dot-product decoder", same(list(vocabulary.LINKPRED_MODELS)), vocabulary.LINKPRED_MODELS, many=True),
+    Param("seeds", int, "seeds per encoder and graph", {"smoke": 1, "standard": 5, "paper": 5}, minimum=1, maximum=50),
+    Param("lp_epochs", int, "epoch cap of the link-prediction runs (early stopping on validation filtered MRR)",
+          {"smoke": 3, "standard": 300, "paper": 300}, minimum=1, maximum=10_000),
+    Param("kgs", str, "knowledge graphs", {"smoke": ["nations"], "standard": ["nations", "kinships", "umls", "wn18rr"],
+          "paper": list(vocabulary.KG_DATASETS)}, vocabulary.KG_DATASETS, many=True),
+    Param("kg_models", str, "knowledge-graph embedding models", same(list(vocabulary.KG_MODELS)), vocabulary.KG_MODELS, many=True),
+    Param("kg_seeds", int, "seeds per knowledge graph and model", {"smoke": 1, "standard": 3, "paper": 3}, minimum=1, maximum=20),
+    Param("kg_epochs", int, "training epochs on Nations, Kinships and UMLS", {"smoke": 2, "standard": 100, "paper": 100},
+          minimum=1, maximum=10_000),
+    Param("tucker_epochs", int, "TuckER's training epochs on Nations, Kinships and UMLS (0: kg_epochs); it costs "
+          "10-40 times the others' epoch", {"smoke": 0, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
+    Param("large_kg_epochs", int, "training epochs on WN18RR and FB15k-237 (0: the published configuration's own)",
+          {"smoke": 1, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
+    Param("negatives_cap", int, "most negatives per positive triple on WN18RR and FB15k-237 (0: the published "
+          "configuration's own; RotatE's 1,024 cost about 55 min per WN18RR epoch here)",
+          {"smoke": 32, "standard": 32, "paper": 0}, minimum=0, maximum=100_000),
+    Param("tucker_on_large", bool, "train TuckER on WN18RR and FB15k-237 (about 1,000 s per WN18RR epoch here)",
+          {"smoke": False, "standard": False, "paper": True}),
+    Param("tolerance", float, "largest |difference| in MRR points (x 100) counted as 'no change' in a verdict",
+          same(1.0), minimum=0, maximum=100),
     module=__name__,
+    precision=dataclasses.replace(PRECISION, help=PRECISION.help + " (the GNN link-prediction runs; pykeen's "
+                                  "knowledge-graph runs stay float32, since its pipeline trains and ranks in one call)"),
 )
 
 
-EXPERIMENTS = (linkpred.EXPERIMENT, kg.EXPERIMENT)
+EXPERIMENTS = ("graphrepro.experiments.linkpred", "graphrepro.experiments.kg")  # modules defining EXPERIMENT, imported when a run trains or a record is read
