@@ -61,6 +61,17 @@ provenance.record_counts()
 provenance.run_environments()
 
 # %% [markdown]
+# ### Made from uncommitted code
+#
+# Records whose code differed from its commit when they trained (their `git_commit` ends in `+dirty`):
+# no commit re-creates them exactly. `python -m graphrepro verify --uncommitted` re-trains them from
+# the committed code and replaces each whose re-run matches it; those that stay, and why, are listed
+# here (`git grep -l +dirty results/` names them).
+
+# %% tags=["hide-input"]
+provenance.uncommitted_records()
+
+# %% [markdown]
 # ## Data files
 #
 # Every file the registry knows, its pinned checksum and where this build found it. The registry looks

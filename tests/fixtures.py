@@ -6,6 +6,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import torch
+from torch_geometric.data import Data
 
 from graphrepro.data.hgb import HGBSpec
 
@@ -37,3 +39,20 @@ def write_fixture(path: Path, spec: HGBSpec, rng: np.random.Generator, per_type:
         if junk:
             archive.writestr(f"__MACOSX/{spec.name}/._node.dat", b"\x00junk")
             archive.writestr(f"{spec.name}/.DS_Store", b"\x00junk")
+
+
+def random_molecules(n: int, seed: int = 0) -> list[Data]:
+    """Small random graphs in Peptides-func's format (OGB atom and bond integer features, 10 labels)."""
+    from ogb.utils.features import get_atom_feature_dims, get_bond_feature_dims
+
+    g = torch.Generator().manual_seed(seed)
+    graphs = []
+    for _ in range(n):
+        nodes = int(torch.randint(4, 12, (1,), generator=g))
+        src = torch.arange(nodes - 1)
+        ei = torch.stack([torch.cat([src, src + 1]), torch.cat([src + 1, src])])  # a chain, both directions
+        x = torch.stack([torch.randint(0, d, (nodes,), generator=g) for d in get_atom_feature_dims()], 1)
+        half = torch.stack([torch.randint(0, d, (nodes - 1,), generator=g) for d in get_bond_feature_dims()], 1)
+        y = (torch.rand(1, 10, generator=g) < 0.3).float()
+        graphs.append(Data(x=x, edge_index=ei, edge_attr=torch.cat([half, half]), y=y))
+    return graphs

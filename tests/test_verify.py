@@ -139,7 +139,7 @@ def _drill_config(slug: str, monkeypatch) -> tuple[str, dict]:
     from graphrepro.experiments import fair_eval, hgb, linkpred, lrgb
 
     if slug == "lrgb-head":
-        from test_lrgb_chapter import random_molecules
+        from fixtures import random_molecules
 
         graphs = random_molecules(24)
         monkeypatch.setattr(lrgb.lrgb_data, "load_peptides_func",
@@ -224,3 +224,61 @@ def test_the_reproducibility_page_lists_each_cpu_apart():
         store.write_record(CHAPTER, record | ({"cpu": cpu} if cpu else {}))
     table = run_environments()["value"].unstack()
     assert sorted(table.cpu) == ["CPU one, AVX2", "not recorded"] and list(table.runs) == ["1", "1"]
+
+
+@pytest.mark.slow
+def test_records_from_uncommitted_code_are_replaced_by_matching_reruns_and_the_others_kept(one_record, monkeypatch, capsys):
+    """Two records of one batch, both marked as made from uncommitted code; one also moved by 0.01. From committed
+    code, the first is re-trained and replaced, the second stays with its reason; a rerun has nothing left to do."""
+    from graphrepro import provenance, sources, verify
+
+    first, second = sorted(one_record.parent.glob("*.json"))
+    for path, moved in ((first, 0.0), (second, 0.01)):
+        record = json.loads(path.read_text())
+        record["git_commit"], record["metrics"]["test_roc"] = "0" * 40 + "+dirty", record["metrics"]["test_roc"] + moved
+        store.write_record(CHAPTER, {k: v for k, v in record.items() if k != "digest"})
+    monkeypatch.setattr(sources, "refuse_uncommitted", lambda what: None)  # stands for a clean checkout
+    monkeypatch.setattr(environment, "git_commit", lambda: "1" * 40)
+    before = store.read_record(first)
+    assert main(["verify", "--uncommitted", "--chapter", CHAPTER]) == 1
+    out = capsys.readouterr().out
+    assert "1 of 2 records re-trained from committed code match and were replaced; 1 kept" in out
+    replaced, kept = store.read_record(first), store.read_record(second)
+    assert replaced["git_commit"] == "1" * 40 and replaced["metrics"] == before["metrics"]
+    assert kept["git_commit"].endswith("+dirty")
+    reasons = verify.uncommitted_reasons()
+    assert list(reasons) == [kept["key"]] and "test_roc" in reasons[kept["key"]] and "1111111111" in reasons[kept["key"]]
+    listed = provenance.uncommitted_records().loc[CHAPTER]  # what the Reproducibility page shows
+    assert listed["records"] == 1 and listed["why it stays"] == "its re-run from 111111111111 differs"
+    assert main(["verify", "--uncommitted", "--chapter", CHAPTER]) == 0
+    assert "0 of 0 records" in capsys.readouterr().out
+
+
+def test_replacing_records_from_uncommitted_code_refuses_a_dirty_checkout(monkeypatch, capsys):
+    from graphrepro import sources
+
+    def dirty(what):
+        raise sources.UncommittedCode(f"{what}: lib/graphrepro/grid.py differs from HEAD")
+
+    monkeypatch.setattr(sources, "refuse_uncommitted", dirty)
+    assert main(["verify", "--uncommitted"]) == 2
+    assert "re-training records from committed code: lib/graphrepro/grid.py differs" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_rerun_whose_validation_score_moved_within_tolerance_does_not_replace_its_record(one_record, monkeypatch, capsys):
+    """Made on another CPU, a record's re-run may move within tolerance; but the searches choose their next runs
+    from validation scores, so a record whose val_* moved at all stays, with that reason."""
+    from graphrepro import sources, verify
+
+    record = json.loads(one_record.read_text())
+    record["git_commit"], record["cpu"] = "0" * 40 + "+dirty", "another CPU"
+    record["metrics"]["val_roc"] += 1e-6  # far inside the tolerance of another CPU
+    store.write_record(CHAPTER, {k: v for k, v in record.items() if k != "digest"})
+    monkeypatch.setattr(sources, "refuse_uncommitted", lambda what: None)  # stands for a clean checkout
+    monkeypatch.setattr(environment, "git_commit", lambda: "1" * 40)
+    rows = list(verify.replace_uncommitted(CHAPTER))
+    mine = next(r for r in rows if r["key"] == record["key"])
+    assert not mine["replaced"] and "val_roc" in mine["problem"] and "searches" in mine["problem"]
+    assert store.read_record(one_record)["git_commit"].endswith("+dirty")
+    assert "val_roc" in verify.uncommitted_reasons()[record["key"]]

@@ -5,6 +5,8 @@ checkpoint may carry the seconds of training it embodies, so a resumed run's rec
 from __future__ import annotations
 
 import hashlib
+import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,15 +26,37 @@ def _seconds_path(path: Path) -> Path:
     return path.with_suffix(".seconds")
 
 
+class CheckpointNotWritten(OSError):
+    """A checkpoint could not be written (a full disk, a lost mount); the previous one is still in place."""
+
+
+class TornCheckpoint(UserWarning):
+    """A checkpoint did not match its pinned sha256 (a torn write, an edit): it was removed, the run starts over."""
+
+
 def write_pinned(path: Path, write: Callable[[Path], None], seconds: float | None = None) -> None:
-    """``write`` a checkpoint atomically, then pin its sha256 (and the ``seconds`` of training it embodies,
-    when given). A crash before the new pin is written leaves the new file beside the old pin: a mismatch,
-    so the file is never loaded."""
-    digest = paths.write_atomically(path, write)
-    _seconds_path(path).unlink(missing_ok=True)  # the old count belongs to the old checkpoint
-    _pin_path(path).write_text(digest)
-    if seconds is not None:
-        _seconds_path(path).write_text(f"{seconds:.3f}")
+    """``write`` a checkpoint and its sha256 pin (and the ``seconds`` of training it embodies, when given) beside
+    the current ones first, and only then move both into place: a write that fails (``CheckpointNotWritten``)
+    leaves the previous checkpoint whole and loadable; a crash between the two moves leaves a mismatch, so the
+    file is never loaded."""
+    pin, count = _pin_path(path), _seconds_path(path)
+    staged = {p: p.with_name(p.name + ".staged") for p in (path, pin, count)}
+    try:
+        digest = paths.write_atomically(staged[path], write)
+        paths.write_atomically(staged[pin], lambda tmp: tmp.write_text(digest))
+        if seconds is not None:
+            paths.write_atomically(staged[count], lambda tmp: tmp.write_text(f"{seconds:.3f}"))
+    except OSError as err:
+        for leftover in staged.values():
+            leftover.unlink(missing_ok=True)
+        kept = "the previous checkpoint is kept and a rerun resumes from it" if path.exists() else "no earlier checkpoint"
+        raise CheckpointNotWritten(f"could not write the checkpoint {path}: {err.strerror or err}; {kept}") from err
+    os.replace(staged[path], path)
+    os.replace(staged[pin], pin)
+    if seconds is None:
+        count.unlink(missing_ok=True)  # the old count belongs to the old checkpoint
+    else:
+        os.replace(staged[count], count)
 
 
 def seconds(path: Path) -> float:
@@ -55,4 +79,6 @@ def read_verified(path: Path) -> bytes | None:
     path.unlink()
     pin.unlink(missing_ok=True)
     _seconds_path(path).unlink(missing_ok=True)
+    warnings.warn(f"the checkpoint {path} does not match its pinned sha256 (torn or edited): removed, and the run "
+                  "starts over from its first epoch", TornCheckpoint, stacklevel=2)
     return None

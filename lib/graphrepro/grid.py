@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -17,7 +18,7 @@ import torch
 
 from graphrepro import catalog, experiments, paths, progress, store
 from graphrepro.environment import run_environment
-from graphrepro.train import resolve_device
+from graphrepro.train import release_freed_memory, resolve_device
 
 WORKERS = "GRAPHREPRO_WORKERS"
 SCHEDULER = "GRAPHREPRO_SCHEDULER"  # a Dask scheduler's address: grids fan out over its cluster
@@ -38,17 +39,29 @@ def intra_op_threads(threads: int = 1) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def reset_peak_memory() -> bool:
+    """Start this process's peak resident memory afresh from what it holds now (Linux: ``/proc/self/clear_refs``),
+    so a batch records its own peak, not that of what the process trained before; False where that is refused."""
+    release_freed_memory()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
 def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]], data: Any, device: str = "auto",
               threads: int | None = None) -> list[dict[str, Any]]:
     """Train configs that differ only in their seed together, on the experiment's thread count unless
     ``threads`` says otherwise; one full record (not yet written) each."""
     dev = resolve_device(device)
+    reset_peak_memory()
     with intra_op_threads(experiment.threads if threads is None else threads):
         start = time.perf_counter()
         metrics = experiment.train(data, configs, dev)
         batch_s = time.perf_counter() - start
         environment = run_environment(dev)  # records the thread count the run used
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far: an upper bound
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # this batch's peak (see reset_peak_memory)
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return [
         {
@@ -107,11 +120,7 @@ def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, 
     if data_key not in prepared:
         prepared[data_key] = experiment.prepare(batch[0])
     for record in run_batch(experiment, batch, prepared[data_key], device):
-        outputs = record["metrics"].pop("artefacts", None) or {}
-        if outputs:
-            record["artefacts"] = {name: store.write_artefact(chapter, record["key"], name, arrays)
-                                   for name, arrays in outputs.items()}
-        store.write_record(chapter, record)
+        store.write_trained(chapter, record)
     return done
 
 

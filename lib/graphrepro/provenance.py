@@ -7,7 +7,7 @@ import platform
 import pandas as pd
 import torch
 
-from graphrepro import catalog, pages, paths, store
+from graphrepro import catalog, pages, paths, store, verify
 from graphrepro.data.registry import DATASETS, ChecksumMismatch, DataUnavailable, resolve
 from graphrepro.environment import package_versions
 from graphrepro.sources import git_commit
@@ -39,6 +39,20 @@ def record_counts() -> pd.DataFrame:
             "stale (older experiment version)": len(recs) - len(current),
         })
     return pd.DataFrame(rows).set_index("chapter")
+
+
+def uncommitted_records() -> pd.DataFrame:
+    """Per chapter and reason: the current records made from uncommitted code (``+dirty``), which no commit can
+    re-create exactly; the reason is ``verify --uncommitted``'s where it re-trained one and kept it."""
+    rows, known, reasons = [], catalog.experiments(), verify.uncommitted_reasons()
+    for page in pages.chapter_pages():
+        for r in store.records(page.slug):
+            if verify.is_uncommitted(r) and catalog.is_current(r, known):
+                why = reasons.get(r["key"], "not re-trained from committed code yet")
+                rows.append({"chapter": page.slug, "why it stays": why.split(":")[0] if r["key"] in reasons else why})
+    if not rows:
+        return pd.DataFrame({"note": ["every record was made from committed code"]})
+    return pd.DataFrame(rows).value_counts().rename("records").reset_index().set_index("chapter")
 
 
 def run_environments() -> pd.DataFrame:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
-from graphrepro import catalog, pages, store
+from graphrepro import catalog, pages, paths, sources, store
 from graphrepro.environment import cpu, package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
@@ -73,16 +75,28 @@ def stored_record(key: str, chapter: str | None = None) -> dict[str, Any] | None
     return None
 
 
-def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, Any]:
-    """Re-train one record's batch of seeds on the CPU, with the record's thread count, and compare:
-    identical values expected in the record's environment; otherwise each score within its metric's
-    ``verify`` tolerance (or ``tolerance``, when given) and other fields (epochs) are not compared."""
+def retrain(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """Re-train one record's batch on the CPU with the record's thread count: the batch's new records (not
+    written; their artefacts still in their metrics), and why the batch is not the record's own (None when it is)."""
     experiment = catalog.experiment(record["experiment"])
-    config = record["config"]
     batch, unknown = recorded_batch(record)
     threads = int(record.get("threads") or 1)
-    rerun = run_batch(experiment, batch, experiment.prepare(config), device="cpu", threads=threads)[batch.index(config)]
-    rerun["metrics"].pop("artefacts", None)  # kept beside the record, not in it (their sha256 is checked by integrity())
+    return run_batch(experiment, batch, experiment.prepare(record["config"]), device="cpu", threads=threads), unknown
+
+
+def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, Any]:
+    """Re-train one record's batch of seeds (``retrain``) and compare (``compare``)."""
+    reruns, unknown = retrain(record)
+    return compare(record, next(r for r in reruns if r["key"] == record["key"]), unknown, tolerance)
+
+
+def compare(record: dict[str, Any], rerun: dict[str, Any], unknown: str | None = None,
+            tolerance: float | None = None) -> dict[str, Any]:
+    """A record against its re-run: identical values expected in the record's environment; otherwise each score
+    within its metric's ``verify`` tolerance (or ``tolerance``, when given) and other fields (epochs) are not
+    compared. ``unknown`` says why the re-run's batch is not the record's own."""
+    config = record["config"]
+    rerun = {**rerun, "metrics": {k: v for k, v in rerun["metrics"].items() if k != "artefacts"}}  # kept beside a record
     differences = environment_differences(record) + ([unknown] if unknown else [])
     problems = []
     if "digest" not in record:
@@ -113,6 +127,75 @@ def check(record: dict[str, Any], tolerance: float | None = None) -> dict[str, A
         "ok": not problems,
         "problem": "; ".join(problems),
     }
+
+
+UNCOMMITTED = "uncommitted.json"  # under results/: the records made from uncommitted code that stay, and why
+
+
+def is_uncommitted(record: dict[str, Any]) -> bool:
+    """True for a record made while lib/, notebooks/ or pyproject.toml differed from its commit (``+dirty``)."""
+    return str(record.get("git_commit", "")).endswith("+dirty")
+
+
+def uncommitted_reasons() -> dict[str, str]:
+    """Why each record made from uncommitted code that ``replace_uncommitted`` could not replace stays, by key."""
+    path = paths.results_dir() / UNCOMMITTED
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = None,
+                        tolerance: float | None = None) -> Iterator[dict[str, Any]]:
+    """Re-train every current record made from uncommitted code (with ``max_minutes``, those whose batch trained
+    in at most that long), from the committed code; a record whose re-run matches it (``compare``) is replaced by
+    the re-run, one that does not stays, its reason kept in ``results/uncommitted.json``. One row per record."""
+    sources.refuse_uncommitted("re-training records from committed code")
+    reasons, known = uncommitted_reasons(), catalog.experiments()
+    for slug in chapter_slugs(chapter):
+        for key in [r["key"] for r in store.records(slug) if is_uncommitted(r) and catalog.is_current(r, known)]:
+            record = _current(slug, key)
+            if record is None or key in reasons:  # replaced with a partner of its batch; or tried before, and kept
+                continue
+            if max_minutes is not None and record.get("batch_wall_s", record.get("wall_s") or 0) > 60 * max_minutes:
+                continue
+            reruns, unknown = retrain(record)
+            for rerun in reruns:
+                old = _current(slug, rerun["key"])
+                if old is None:
+                    continue
+                row = steering_kept(old, rerun, compare(old, rerun, unknown, tolerance))
+                if row["ok"]:
+                    store.write_trained(slug, rerun)
+                    changed = reasons.pop(rerun["key"], None) is not None  # a partner kept before now matches
+                else:
+                    reasons[rerun["key"]], changed = f"its re-run from {rerun['git_commit'][:12]} differs: {row['problem']}", True
+                if changed:
+                    paths.write_atomically(paths.results_dir() / UNCOMMITTED,
+                                           lambda tmp: tmp.write_text(json.dumps(reasons, sort_keys=True, indent=1) + "\n"))
+                yield {"chapter": slug, **row, "replaced": row["ok"]}
+
+
+def steering_kept(record: dict[str, Any], rerun: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """``compare``'s row, refused where the re-run matches only within tolerance in a validation score: the
+    chapters' searches read those scores to choose the runs they ask next (NSGA-II's trials, the tuned seeds), so
+    a replaced record would change the plan and leave its new runs unrecorded."""
+    moved = [name for name, value in record["metrics"].items() if name.startswith("val_")
+             and not _identical(value, rerun["metrics"].get(name))]
+    if not row["ok"] or not moved:
+        return row
+    return {**row, "ok": False, "problem": f"its validation scores moved within tolerance ({', '.join(moved)}), "
+            "and the searches read them: a replaced record would change the runs they ask next"}
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal values, NaN equal to NaN."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _current(slug: str, key: str) -> dict[str, Any] | None:
+    """The stored record with this key while it is one made from uncommitted code, else None."""
+    path = store.record_path(slug, key)
+    record = store.read_record(path) if path.exists() else None
+    return record if record is not None and is_uncommitted(record) else None
 
 
 def integrity(chapter: str | None = None) -> tuple[int, list[dict[str, str]]]:
