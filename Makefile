@@ -11,6 +11,7 @@ help:
 	@echo "make book    execute every chapter (standard profile, reusing results/) and build _build/html"
 	@echo "make check   the fast loop: unit tests only (no chapter executed, no book built, no real dataset trained)"
 	@echo "make test    every test: unit tests, every chapter under the smoke profile, the book built and opened in Chromium"
+	@echo "             (in parallel, one process per core; TEST_WORKERS=1 runs them in one)"
 	@echo "make verify  re-train 3 random recorded runs (each trained in at most 15 min) and compare with their records"
 	@echo "make bench   seconds per run and the chapter's wall time"
 	@echo "make build-only  build the HTML from the executed pages (executing only pages never executed)"
@@ -37,8 +38,11 @@ build-only: $(STAMP)
 check: $(STAMP)
 	$(PY) -m pytest -m "not integration and not slow" -p no:cacheprovider -q
 
+# The full suite in parallel processes, one per core; each test file stays in one process, so that a file's
+# fixtures (the smoke book above all) are set up once.
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 list: $(STAMP)
 	$(PY) -m graphrepro list

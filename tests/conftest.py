@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import graphrepro  # noqa: F401  (first: it switches TorchScript off before torch and geoopt load)
 import pytest
+import torch
+
+
+def pytest_configure(config):
+    """Under ``pytest -n N`` (``make test``), each of the N processes takes its share of the cores, not all of them."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
 
 
 @pytest.fixture(autouse=True)
