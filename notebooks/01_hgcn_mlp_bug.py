@@ -41,7 +41,8 @@ search_weight_decay = None
 search_curvature = None
 
 # %% [markdown]
-# **Parameters of this run**
+# ```{glue} hgcn_mlp_bug_answer
+# ```
 
 # %% tags=["hide-input"]
 import warnings
@@ -288,7 +289,9 @@ all_runs = pd.concat([runs, nc_runs, tree_runs]).drop_duplicates("key")
 found = tables.Tables(params, all_runs, main=long, nc=nc_table, curve=curve)
 for row in claims.finding_numbers(found.main):
     glue(row["key"], row["value"], display=False)
-report.verdict_table("hgcn-mlp-bug", claims.claims(found))
+judged = claims.claims(found)
+glue("hgcn_mlp_bug_answer", report.answer_box("hgcn-mlp-bug", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+report.verdict_table("hgcn-mlp-bug", judged)
 
 # %% [markdown]
 # ## Findings

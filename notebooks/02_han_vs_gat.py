@@ -37,7 +37,8 @@ metapath_edge_limit = None
 tolerance = None
 
 # %% [markdown]
-# **Parameters of this run**
+# ```{glue} han_vs_gat_answer
+# ```
 
 # %% tags=["hide-input"]
 import warnings
@@ -178,7 +179,9 @@ everything = pd.concat([main_runs, metapath_runs, feature_runs, ablation_runs]).
 found = tables.Tables(params, everything, main=long)
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table("han-vs-gat", claims.claims(found))
+judged = claims.claims(found)
+glue("han_vs_gat_answer", report.answer_box("han-vs-gat", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+report.verdict_table("han-vs-gat", judged)
 
 # %% [markdown]
 # ## Findings

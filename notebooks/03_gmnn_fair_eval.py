@@ -41,7 +41,8 @@ public_seeds = None
 tolerance = None
 
 # %% [markdown]
-# **Parameters of this run**
+# ```{glue} gmnn_fair_eval_answer
+# ```
 
 # %% tags=["hide-input"]
 import warnings
@@ -177,7 +178,9 @@ tables.cost_table(params)
 found = tables.Tables(params, assessment, sparse=sparse.drop(columns="column"), dense=dense, tested=tested, public=public)
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table("gmnn-fair-eval", claims.claims(found))
+judged = claims.claims(found)
+glue("gmnn_fair_eval_answer", report.answer_box("gmnn-fair-eval", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+report.verdict_table("gmnn-fair-eval", judged)
 
 # %% [markdown]
 # ## Findings

@@ -42,7 +42,8 @@ tucker_on_large = None
 tolerance = None
 
 # %% [markdown]
-# **Parameters of this run**
+# ```{glue} mrr_variants_answer
+# ```
 
 # %% tags=["hide-input"]
 import warnings
@@ -186,7 +187,9 @@ report.dashed(tables.size_correlations(kgs_frame))
 found = tables.Tables(params, pd.concat([lp_runs, kg_runs]) if len(kg_runs) else lp_runs, frame=frame, orders=orders, ties=ties, kgs=kgs_frame)
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
-report.verdict_table("mrr-variants", claims.claims(found))
+judged = claims.claims(found)
+glue("mrr_variants_answer", report.answer_box("mrr-variants", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+report.verdict_table("mrr-variants", judged)
 
 # %% [markdown]
 # ## Findings

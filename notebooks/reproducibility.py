@@ -24,9 +24,6 @@
 # %% tags=["parameters"]
 profile = "standard"
 
-# %% [markdown]
-# **Parameters of this run**
-
 # %% tags=["hide-input"]
 from IPython.display import display
 

@@ -213,7 +213,8 @@ def test_pages_render_in_headless_chromium(smoke_book):
     """Every page at desktop and phone width: no script error or failed request, images shown, MathJax
     rendered, no error, traceback or warning output, no table or figure wider than its column (on a phone
     a collapsed long form may scroll in its box), nothing cut at the right edge, no table cell cut with
-    an ellipsis; a screenshot of each is kept under _build/screenshots."""
+    an ellipsis; a chapter page opens with its answer in the first desktop screen; a screenshot of each is kept under
+    _build/screenshots."""
     assert CHROMIUM, "CI must have chromium (.ci/run installs it)"
     from playwright.sync_api import sync_playwright
 
@@ -251,6 +252,10 @@ def test_pages_render_in_headless_chromium(smoke_book):
                 if path.parent.name == "executed":
                     if page.locator(".graphrepro-banner").count() == 0:
                         problems.append("no banner, though the page was executed under smoke")
+                if path.stem in CHAPTERS and view == "desktop":
+                    top = page.evaluate(ANSWER_TOP)
+                    if top is None or top > 900:
+                        problems.append(f"the answer box is not in the first screen (its top at {top} px of 900)")
                 failures += [f"{path.stem} ({view}, {width}px): {p}" for p in problems]
                 if path.stem == "hgcn-mlp-bug" and view == "desktop":
                     _check_chapter_page(page)
@@ -259,6 +264,10 @@ def test_pages_render_in_headless_chromium(smoke_book):
                 page.close()
         browser.close()
     assert not failures, "\n".join(failures)
+
+
+CHAPTERS = {p.slug for p in pages.chapter_pages()}
+ANSWER_TOP = "(() => { const b = document.querySelector('.graphrepro-answer'); return b && b.getBoundingClientRect().top + window.scrollY; })()"
 
 
 def _check_chapter_page(page) -> None:

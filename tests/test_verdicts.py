@@ -113,3 +113,22 @@ def test_a_chapters_verdict_table_anchors_each_claim_where_the_verdicts_page_lin
     assert '<tr id="ch-x">' in html and "verdict-reproduced" in html and "not decided (8 of 500 epochs)" in html
     links = report.claims_table(pd.DataFrame(report.claim_rows("ch", [claim("x", True)]))).data
     assert 'href="ch.html#ch-x"' in links
+
+
+def test_a_chapter_opens_with_its_claims_counted_each_linked_to_its_row_and_the_headline_cell():
+    said = [claim("x", True), claim("y", False), claim("z", True, Budget(8, 500)), claim("w", None, unavailable="gone")]
+    cells = [{"cell": "T1, A", "paper": "90.0 ± 1.0", "ours": "89.5 ± 0.5", "verdict": Cell.REPRODUCED},
+             {"cell": "T1, B", "paper": "80.0 ± 1.0", "ours": "70.0 ± 0.5", "verdict": "differs by -10.0"}]
+    html = report.answer_box("ch", said, cells, "T1, B").data
+    assert "4 claims, 1 hold, 1 do not hold, 1 not decided, 1 unavailable" in html
+    assert [f'href="#ch-{i}"' in html for i in "xyzw"] == [True] * 4  # the anchors verdict_table gives the rows
+    assert "not decided (8 of 500 epochs)" in html and "verdict-undecided" in html
+    assert "<strong>T1, B</strong>: paper 80.0\u00a0±\u00a01.0, ours 70.0\u00a0±\u00a00.5" in html
+    assert "not reproduced (differs by -10.0)" in html and "T1, A" not in html
+    assert "graphrepro-headline" not in report.answer_box("ch", said, cells, "T9, not run here").data
+
+
+def test_the_parameters_of_a_run_are_a_plain_two_column_table_collapsed_under_their_title():
+    html = report.parameters_table({"profile": "smoke", "seeds": 2, "models": ["GCN", "GAT"]}).data
+    assert html.startswith('<details class="graphrepro-parameters"><summary>Parameters of this run</summary>')
+    assert "<th>parameter</th><th>value</th>" in html and "<tr><th>models</th><td>GCN, GAT</td></tr>" in html

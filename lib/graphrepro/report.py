@@ -105,10 +105,31 @@ def glue_figure(name: str, fig: plt.Figure) -> None:
     plt.close(fig)
 
 
-def parameters_table(params: dict[str, Any]) -> pd.DataFrame:
-    """The parameters a page ran with, as a two-column table."""
-    rows = [{"parameter": k, "value": _text(v)} for k, v in params.items()]
-    return pd.DataFrame(rows).set_index("parameter")
+def parameters_table(params: dict[str, Any]) -> HTML:
+    """The parameters a page ran with: a plain two-column table, collapsed under "Parameters of this run"."""
+    rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(_text(v))}</td></tr>" for k, v in params.items())
+    return HTML('<details class="graphrepro-parameters"><summary>Parameters of this run</summary><div class="table-scroll">'
+                '<table class="graphrepro-grid"><thead><tr><th>parameter</th><th>value</th></tr></thead>'
+                f"<tbody>{rows}</tbody></table></div></details>")
+
+
+def answer_box(chapter: str, claims: list[Claim], cells: list[dict[str, Any]], headline: str) -> HTML:
+    """The box a chapter page opens with: how many of its claims hold, do not hold or are not decided, each
+    claim's verdict (linked to its row in the Verdicts section), and the ``headline`` paper cell, paper beside ours
+    (left out where the page's parameters leave that cell out)."""
+    judged = decisions(claims)
+    plural = {Verdict.HOLDS: "hold", Verdict.DOES_NOT_HOLD: "do not hold"}
+    tally = ", ".join(f"{n} {plural.get(v, v)}" for v in Verdict if (n := sum(d.verdict is v for d in judged)))
+    items = "".join(
+        f'<li><span class="verdict {verdict_class(_CLAIM_CELL.get(d.verdict, "none"))}">{escape(d.words)}</span> '
+        f'<a href="#{escape(anchor(chapter, d.claim.id))}">{escape(d.claim.statement)}</a></li>' for d in judged)
+    cell = next((c for c in cells if c["cell"] == headline), None)  # None where the parameters leave it out
+    head = "" if cell is None else (
+        f'<p class="graphrepro-headline"><strong>{escape(cell["cell"])}</strong>: paper {_keep(cell["paper"])}, '
+        f'ours {_keep(cell["ours"])} <span class="verdict {verdict_class(cell["verdict"])}">'
+        f'{escape(cell_verdict(cell["verdict"]))}</span></p>')
+    return HTML(f'<div class="admonition graphrepro-answer"><p class="admonition-title">The answer: {len(judged)} '
+                f'claims, {tally}</p>{head}<ul class="graphrepro-answer-claims">{items}</ul></div>')
 
 
 def dashed(table: pd.DataFrame) -> pd.DataFrame:
@@ -240,9 +261,12 @@ def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Calla
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
+_CLAIM_CELL = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS, Verdict.NOT_DECIDED: Cell.NOT_DECIDED}  # its colour
+
+
 def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
     """A claim's row cells: the claim (as given), its colour-coded verdict in words, and the evidence."""
-    word = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS, Verdict.NOT_DECIDED: Cell.NOT_DECIDED}.get(r["verdict"], "none")
+    word = _CLAIM_CELL.get(r["verdict"], "none")
     return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
             f'<td>{_keep(r["evidence"])}</td>')
 

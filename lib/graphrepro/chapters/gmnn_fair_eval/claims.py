@@ -14,6 +14,9 @@ from graphrepro.chapters.gmnn_fair_eval.tables import Tables, _seed_scores
 from graphrepro.verdicts import Cell, Claim, compare, tally
 
 
+HEADLINE = "Table 4, cora, dense, GCN+GMNN"  # the paper cell a reader sees first, in the answer the page opens with
+
+
 def finding_numbers(t: Tables) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text: from the paper-vs-ours tables, the significance
     tests and the fold scores the page shows, and the public-split runs."""

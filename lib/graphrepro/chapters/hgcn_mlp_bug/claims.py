@@ -14,6 +14,9 @@ from graphrepro.chapters.hgcn_mlp_bug.tables import Tables, tree_table
 from graphrepro.verdicts import Cell, Claim, Evidence, compare
 
 
+HEADLINE = "Table 1, Disease LP, MLP (debugged)"  # the paper cell a reader sees first, in the answer the page opens with
+
+
 def _ours(long: pd.DataFrame, model: str, task: str) -> float:
     """Our tuned mean of one Table 1 cell (NaN until recorded)."""
     match = long[(long.model == model) & (long.task == task)]

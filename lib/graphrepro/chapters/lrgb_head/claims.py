@@ -16,6 +16,9 @@ from graphrepro.experiments import lrgb
 from graphrepro.verdicts import Budget, Claim, compare
 
 
+HEADLINE = "GCN, tuned (test AP)"  # the paper cell a reader sees first, in the answer the page opens with
+
+
 def finding_numbers(t: Tables) -> dict[str, str]:
     """The numbers the findings quote, as glue keys and text: from the paper-vs-ours table and the order of
     the stages the page shows."""

@@ -12,6 +12,9 @@ from graphrepro.metrics import ranking
 from graphrepro.verdicts import Cell, Claim, compare
 
 
+HEADLINE = "worked example, extended-filtered"  # the paper cell a reader sees first, in the answer the page opens with
+
+
 def _rho(t: Tables, metric: str) -> float:
     """Spearman ρ of ``metric`` (a ``ranking.RANK_METRICS`` name) with the number of candidates; NaN before any run."""
     label = ranking.RANK_METRICS[metric].label.replace("Hits@k", "Hits@10")
