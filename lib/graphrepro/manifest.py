@@ -18,4 +18,5 @@ BOOK_PAGES: tuple[Page, ...] = (
     Page("synthesis", "notebooks/synthesis.py", "What went wrong, and how to check your own baseline"),
     Page("verdicts", "notebooks/verdicts.py", "Verdicts"),
     Page("reproducibility", "notebooks/reproducibility.py", "Reproducibility"),
+    Page("cost", "notebooks/cost.py", "Cost and performance"),
 )

@@ -184,3 +184,15 @@ def executed_parameters(slug: str, output_dir: Path | None = None) -> dict[str, 
     if not path.exists():
         return None
     return dict(nbformat.read(path, as_version=4).metadata.get("papermill", {}).get("parameters", {})) or None
+
+
+def execution_times(output_dir: Path | None = None) -> list[dict[str, Any]]:
+    """Each executed page's papermill record: when its last execution ended, how long it took, its profile."""
+    rows = []
+    for page in pages.pages():
+        path = (paths.executed_dir() if output_dir is None else output_dir) / f"{page.slug}.ipynb"
+        if path.exists():
+            meta = nbformat.read(path, as_version=4).metadata.get("papermill", {})
+            rows.append({"page": page.slug, "profile": meta.get("parameters", {}).get("profile", "–"),
+                         "ended": str(meta.get("end_time", "–"))[:19].replace("T", " "), "seconds": meta.get("duration")})
+    return rows

@@ -1,0 +1,160 @@
+"""The cost page: what the recorded runs took (seconds per run and per epoch, peak memory, by CPU kind and
+precision), each profile's CPU-hours, and each page's execution time; read from the records and the executed
+pages, nothing trained."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from graphrepro import bench, catalog, pages, runner, store
+
+
+def cpu_kind(cpu: str | None) -> str:
+    """A record's CPU as its maker and family ('Intel Xeon', 'AMD EPYC'), or 'not recorded'."""
+    if not cpu:
+        return "not recorded"
+    name = cpu.split(",")[0].replace("(R)", "").replace("(TM)", "")
+    for maker, family in (("Intel", "Xeon"), ("AMD", "EPYC")):
+        if maker in name:
+            return f"{maker} {family}" if family in name else maker
+    return name.strip()
+
+
+COST_COLUMNS = ("chapter", "experiment", "dataset", "model", "standard", "seconds", "epochs", "s per epoch", "peak MB",
+                "device", "cpu", "precision")
+
+
+def run_costs() -> pd.DataFrame:
+    """One row per current record of every chapter: its chapter, experiment, dataset and model, whether the
+    standard profile reads it, its wall seconds (its share of a stacked batch), epochs run, seconds per epoch,
+    peak resident memory, device, CPU kind and precision."""
+    rows, known = [], catalog.experiments()
+    for page in pages.chapter_pages():
+        standard = pages.chapter_module(page.slug, "configs").chapter_keys(pages.resolve(page.slug, "standard"))
+        for r in store.records(page.slug):
+            if not catalog.is_current(r, known) or r.get("wall_s") is None:
+                continue
+            epochs = int(r["metrics"].get("epochs_run") or 0)
+            rows.append({"chapter": page.slug, "experiment": r["experiment"], "dataset": r["config"].get("dataset", "–"),
+                         "model": r["config"].get("model", "–"), "standard": r["key"] in standard,
+                         "seconds": float(r["wall_s"]), "epochs": epochs,
+                         "s per epoch": float(r["wall_s"]) / epochs if epochs else math.nan,
+                         "peak MB": r.get("peak_rss_mb") or math.nan, "device": r.get("device", "cpu"),
+                         "cpu": cpu_kind(r.get("cpu")), "precision": r["config"].get("precision", "float32")})
+    return pd.DataFrame(rows, columns=COST_COLUMNS)
+
+
+def profile_hours(costs: pd.DataFrame) -> pd.DataFrame:
+    """Per chapter: the standard profile's runs and its CPU-hours as recorded, and the paper profile's CPU-hours
+    as ``bench.recorded_estimate`` estimates them from those records (a kind of run with no record counts
+    nothing, so the estimate is then a lower bound, flagged)."""
+    rows = []
+    for page in pages.chapter_pages():
+        mine = costs[(costs.chapter == page.slug) & costs.standard]
+        estimate = bench.recorded_estimate(page.slug, "paper")
+        unpriced = int((estimate["status"] == "no standard record of this kind").sum()) if len(estimate) else 0
+        rows.append({"chapter": page.slug, "standard runs": len(mine), "standard CPU-hours": mine.seconds.sum() / 3600,
+                     "paper CPU-hours (estimated)": float(estimate["hours"].sum()) if "hours" in estimate else math.nan,
+                     "kinds of paper run not priced": unpriced})
+    return pd.DataFrame(rows).set_index("chapter")
+
+
+def model_costs(costs: pd.DataFrame) -> pd.DataFrame:
+    """Per chapter, model, CPU kind, precision and device: runs, median seconds per run and per epoch, and the
+    largest peak memory in GB, rounded to what they resolve."""
+    if costs.empty:
+        return pd.DataFrame({"note": ["no run recorded yet"]})
+    grouped = costs.groupby(["chapter", "model", "cpu", "precision", "device"], sort=False)
+    table = grouped.agg(runs=("seconds", "size"), s_run=("seconds", "median"), s_epoch=("s per epoch", "median"),
+                        peak=("peak MB", "max")).reset_index()
+    table["peak"] = table["peak"] / 1024
+    return table.rename(columns={"s_run": "median s per run", "s_epoch": "median s per epoch", "peak": "peak GB"}).round(
+        {"median s per run": 1, "median s per epoch": 2, "peak GB": 2})
+
+
+def execution_table() -> pd.DataFrame:
+    """Each executed page: its profile, when its last execution ended and how long it took (papermill's record)."""
+    rows = runner.execution_times()
+    if not rows:
+        return pd.DataFrame({"note": ["no page has been executed in this build"]})
+    table = pd.DataFrame(rows).set_index("page")
+    table["seconds"] = table["seconds"].astype(float).round(0)
+    return table
+
+
+def _label(frame: pd.DataFrame) -> pd.Series:
+    """'chapter · model' for a figure's rows."""
+    return frame["chapter"] + " · " + frame["model"].astype(str)
+
+
+def _nothing_yet(what: str) -> plt.Figure:
+    """A figure that says it has nothing to show yet (a fresh run store)."""
+    fig, ax = plt.subplots(figsize=(6.0, 1.0))
+    ax.text(0.5, 0.5, f"no {what} recorded yet", ha="center", va="center")
+    ax.set_axis_off()
+    return fig
+
+
+def seconds_per_epoch_figure(costs: pd.DataFrame) -> plt.Figure:
+    """Seconds per epoch of each recorded run, one row per chapter and model, on a log scale, coloured by CPU kind."""
+    data = costs[costs["s per epoch"] > 0]
+    if data.empty:
+        return _nothing_yet("run")
+    data = data.assign(run=_label(data))
+    order = data.groupby("run")["s per epoch"].median().sort_values().index
+    fig, ax = plt.subplots(figsize=(6.0, 0.32 * len(order) + 1.2))
+    sns.stripplot(data=data, x="s per epoch", y="run", hue="cpu", order=order, ax=ax, size=3, alpha=0.6, jitter=0.25)
+    ax.set_xscale("log")
+    ax.set(xlabel="seconds per epoch (log scale)", ylabel="")
+    sns.move_legend(ax, "upper center", bbox_to_anchor=(0.4, -0.6 / fig.get_figheight()), ncol=3, title="CPU",
+                    fontsize="small", frameon=False)
+    return fig
+
+
+def profile_hours_figure(hours: pd.DataFrame) -> plt.Figure:
+    """CPU-hours per chapter: the standard profile as recorded beside the paper profile as estimated, log scale."""
+    data = hours[["standard CPU-hours", "paper CPU-hours (estimated)"]].rename(
+        columns={"standard CPU-hours": "standard (recorded)", "paper CPU-hours (estimated)": "paper (estimated)"})
+    data = data.reset_index().melt(id_vars="chapter", var_name="profile", value_name="CPU-hours")
+    data = data[data["CPU-hours"] > 0]
+    if data.empty:
+        return _nothing_yet("CPU-hours")
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    sns.barplot(data=data, x="CPU-hours", y="chapter", hue="profile", ax=ax)
+    ax.set_xscale("log")
+    ax.set(xlabel="CPU-hours (log scale)", ylabel="")
+    sns.move_legend(ax, "upper center", bbox_to_anchor=(0.4, -0.2), ncol=2, title="profile", fontsize="small", frameon=False)
+    return fig
+
+
+def peak_memory_figure(costs: pd.DataFrame) -> plt.Figure:
+    """The largest peak resident memory of any recorded run, per chapter and model, in GB."""
+    data = costs.dropna(subset=["peak MB"])
+    if data.empty:
+        return _nothing_yet("peak memory")
+    data = data.assign(run=_label(data), GB=data["peak MB"] / 1024)
+    peak = data.groupby("run")["GB"].max().sort_values()
+    fig, ax = plt.subplots(figsize=(6.0, 0.32 * len(peak) + 1.2))
+    ax.barh(peak.index, peak.to_numpy(), color=sns.color_palette()[0])
+    ax.set(xlabel="peak resident memory of a run (GB)", ylabel="")
+    return fig
+
+
+def summary_numbers(costs: pd.DataFrame, hours: pd.DataFrame) -> dict[str, Any]:
+    """The numbers the page's prose quotes, as glue keys and text."""
+    return {"cost_records": f"{len(costs):,}", "cost_standard_hours": f"{hours['standard CPU-hours'].sum():,.0f}",
+            "cost_paper_hours": f"{hours['paper CPU-hours (estimated)'].sum():,.0f}",
+            "cost_cpus": ", ".join(sorted(set(costs.cpu) - {"not recorded"})) or "none recorded"}
+
+
+def gpu_sentence(costs: pd.DataFrame) -> str:
+    """What the records say about GPUs: how many runs were recorded on one, or that none was yet."""
+    gpu = costs[costs.device != "cpu"]
+    if gpu.empty:
+        return "No run of this book has been recorded on a GPU yet."
+    return f"{len(gpu):,} recorded runs trained on a GPU ({', '.join(sorted(set(gpu.chapter)))})."

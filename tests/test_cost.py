@@ -1,0 +1,60 @@
+"""The cost page's tables and figures, from hand-made records in a temporary store (nothing trained)."""
+
+from __future__ import annotations
+
+import math
+
+import nbformat
+import pytest
+
+from graphrepro import cost, report, runner, store
+from graphrepro.experiments import linkpred
+
+CHAPTER = "mrr-variants"
+
+
+def record(seed: int, wall_s: float, epochs: int, peak: float | None, cpu: str | None, **config) -> dict:
+    """A current record of chapter 5's link-prediction experiment, with the given cost facts."""
+    made = {**linkpred.make_config("cora", "GCN", seed), **config}
+    return {"key": linkpred.EXPERIMENT.key(made), "experiment": linkpred.EXPERIMENT.name,
+            "version": linkpred.EXPERIMENT.version, "config": made, "members": [seed], "wall_s": wall_s,
+            "metrics": {"epochs_run": epochs, "test_filtered_mrr": 0.5}, "device": "cpu", "threads": 1,
+            **({"peak_rss_mb": peak} if peak else {}), **({"cpu": cpu} if cpu else {})}
+
+
+@pytest.mark.parametrize("given, kind", [("Intel(R) Xeon(R) Processor, AVX512", "Intel Xeon"), ("AMD EPYC, AVX512", "AMD EPYC"),
+                                         (None, "not recorded"), ("", "not recorded"), ("Some CPU, AVX2", "Some CPU")])
+def test_a_records_cpu_reads_as_its_maker_and_family(given, kind):
+    assert cost.cpu_kind(given) == kind
+
+
+def test_each_record_costs_its_wall_time_per_epoch_and_a_model_row_takes_medians_and_the_largest_peak():
+    for r in (record(0, 100.0, 50, 1024.0, "Intel(R) Xeon(R) Processor, AVX512"),
+              record(1, 300.0, 100, 3072.0, "Intel(R) Xeon(R) Processor, AVX512"),
+              record(2, 40.0, 0, None, None)):
+        store.write_record(CHAPTER, r)
+    costs = cost.run_costs().sort_values("seconds")
+    assert list(costs["seconds"]) == [40.0, 100.0, 300.0]
+    assert math.isnan(costs["s per epoch"].iloc[0]) and list(costs["s per epoch"].iloc[1:]) == [2.0, 3.0]
+    assert list(costs.cpu) == ["not recorded", "Intel Xeon", "Intel Xeon"] and set(costs.precision) == {"float32"}
+    rows = cost.model_costs(costs).set_index("cpu")
+    xeon = rows.loc["Intel Xeon"]
+    assert (xeon["runs"], xeon["median s per run"], xeon["median s per epoch"], xeon["peak GB"]) == (2, 200.0, 2.5, 3.0)
+    assert rows.loc["not recorded", "runs"] == 1 and math.isnan(rows.loc["not recorded", "peak GB"])
+    assert cost.gpu_sentence(costs) == "No run of this book has been recorded on a GPU yet."
+    for fig in (cost.seconds_per_epoch_figure(costs), cost.peak_memory_figure(costs)):
+        assert report.figure_problems(fig) == []
+
+
+def test_the_figures_say_so_when_nothing_is_recorded():
+    costs = cost.run_costs()
+    assert costs.empty and list(costs.columns) == list(cost.COST_COLUMNS)
+    fig = cost.seconds_per_epoch_figure(costs)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["no run recorded yet"]
+
+
+def test_the_execution_table_reads_each_executed_pages_papermill_record(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"parameters": {"profile": "smoke"}, "end_time": "2026-12-05T07:00:00.123456", "duration": 12.5}
+    nbformat.write(nb, tmp_path / f"{CHAPTER}.ipynb")
+    assert runner.execution_times(tmp_path) == [{"page": CHAPTER, "profile": "smoke", "ended": "2026-12-05 07:00:00", "seconds": 12.5}]
