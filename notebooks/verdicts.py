@@ -48,7 +48,9 @@ profile = "standard"
 # %% tags=["hide-input"]
 
 from graphrepro import report
-from graphrepro.collate import all_findings, chapters_as_executed, parameters_used
+from myst_nb import glue
+
+from graphrepro.collate import all_findings, chapters_as_executed, headline_claims, parameters_used
 
 report.set_style()
 used = chapters_as_executed("verdicts", profile)
@@ -56,6 +58,18 @@ parameters_used(used)
 
 # %% tags=["hide-input"]
 cells, claims = all_findings(used)
+
+# %% [markdown]
+# ## Each paper's headline claim
+#
+# One row per chapter: the paper's headline sentence, decided by the chapter's claims that test it (it
+# does not hold when any of them does not, holds when all that can be had hold, and is otherwise not
+# decided at this budget), beside the chapter's headline number.
+
+# %% tags=["hide-input"]
+headlines = headline_claims(cells, claims)
+glue("index_headline_claims", report.headline_claims_table(headlines, folder="executed/"), display=False)
+report.headline_claims_table(headlines)
 
 # %% [markdown]
 # ## By chapter

@@ -272,12 +272,15 @@ ANSWER_TOP = "(() => { const b = document.querySelector('.graphrepro-answer'); r
 
 def _check_chapter_page(page) -> None:
     assert page.locator(".math").count() > 0
-    grid = "table.graphrepro-grid:not(.graphrepro-claims)"
+    grid = "table.graphrepro-grid:not(.graphrepro-claims):not(.graphrepro-params)"
     assert page.locator(grid).count() == 1  # Table 1 at a glance
     assert page.locator(f"{grid} td.verdict-reproduced, {grid} td.verdict-differs, {grid} td.verdict-none").count() >= 12
     claims = page.locator("table.graphrepro-claims tbody tr")
     assert claims.count() >= 5 and claims.first.get_attribute("id").startswith("hgcn-mlp-bug-")  # each claim its anchor
-    assert page.locator("table.dataframe").count() >= 3
+    assert page.locator("table.dataframe").count() >= 2
+    assert page.locator("details.graphrepro-parameters table.graphrepro-params").count() == 1  # collapsed, two columns
+    answer = page.locator(".graphrepro-answer li")
+    assert answer.count() >= 5 and answer.first.locator("a").get_attribute("href").startswith("#hgcn-mlp-bug-")
     text = page.inner_text("article")
     assert "Parameters of this run" in text and "smoke" in text and "Not the published numbers" in text
     assert "profile =" not in text  # the raw parameter cells are hidden

@@ -72,8 +72,11 @@ CHAPTER_FILES = {  # a package by concern, as every chapter of the book is laid 
     ''',
     "claims.py": '''
         from graphrepro import report
-        from graphrepro.verdicts import compare
+        from graphrepro.verdicts import Headline, compare
         from toy_chapter.paper import CHAPTER
+
+        HEADLINE = "toy score"
+        HEADLINE_CLAIM = Headline("A toy model learns the toy task", "toy-above-55")
 
         def claims(t):
             return [compare("toy-above-55", "the toy model scores above 55%", [t.score, len(t.runs)],
@@ -162,8 +165,10 @@ def test_a_new_chapter_needs_only_its_files_and_a_manifest_line(toy_book):
     verdicts = nbformat.read(root / "book" / "executed" / "verdicts.ipynb", as_version=4)
     shown = "".join(str(o.get("data", {})) for c in verdicts.cells for o in c.get("outputs", []))
     assert "the toy model scores above 55%" in shown and "toy 60.5 over 2 seeds" in shown and "toy-chapter-toy-above-55" in shown
+    assert "A toy model learns the toy task" in shown  # its headline claim, on the index too
     _cli(env, "run", "reproducibility", "--profile", "smoke")
     _cli(env, "run", "synthesis", "--profile", "smoke")
+    _cli(env, "run", "cost", "--profile", "smoke")
     (root / "_vendor").symlink_to(__import__("graphrepro.build").build.ensure_mathjax().parent)
     build = "from pathlib import Path; from graphrepro import build; build.build_book(Path(%r))" % str(root)
     done = subprocess.run([sys.executable, "-c", build], env=env, capture_output=True, text=True, timeout=600)

@@ -15,6 +15,7 @@ from graphrepro.verdicts import (
     Claim,
     Estimate,
     Evidence,
+    Headline,
     Verdict,
     cell_is_judged,
     decisions,
@@ -132,3 +133,26 @@ def test_the_parameters_of_a_run_are_a_plain_two_column_table_collapsed_under_th
     html = report.parameters_table({"profile": "smoke", "seeds": 2, "models": ["GCN", "GAT"]}).data
     assert html.startswith('<details class="graphrepro-parameters"><summary>Parameters of this run</summary>')
     assert "<th>parameter</th><th>value</th>" in html and "<tr><th>models</th><td>GCN, GAT</td></tr>" in html
+
+
+@pytest.mark.parametrize("verdicts, expected", [
+    (["holds", "holds", "unavailable"], ("holds", "holds")),
+    (["holds", "does not hold", "not decided"], ("does not hold", "does not hold")),
+    (["holds", "not decided", "not run"], ("not decided", "words of b")),
+    (["holds", "not run", "holds"], ("not run", "words of b")),
+    (["unavailable", "unavailable", "unavailable"], ("unavailable", "unavailable")),
+])
+def test_a_headline_claim_is_decided_by_its_claims_together(verdicts, expected):
+    said = [(f"{name}-gat-vs-han", Verdict(v), v if v in ("holds", "does not hold", "unavailable") else f"words of {name}")
+            for name, v in zip("abc", verdicts)] + [("x-other", Verdict.DOES_NOT_HOLD, "does not hold")]
+    assert Headline("GAT matches HAN", "-gat-vs-han").judge(said) == (Verdict(expected[0]), expected[1])
+
+
+def test_the_headline_claims_table_links_each_chapters_answer_from_where_it_is_shown():
+    rows = pd.DataFrame([{"chapter": "ch", "claim": "GAT matches HAN", "verdict": Verdict.NOT_DECIDED,
+                          "words": "not decided (8 of 250 epochs)", "cell": "T3, GAT", "paper": "93.8 ± 0.3",
+                          "ours": "92.9 ± 0.5", "where": report.anchor("ch", "answer")}])
+    html = report.headline_claims_table(rows).data
+    assert 'href="ch.html#ch-answer">GAT matches HAN</a>' in html and "verdict-undecided" in html
+    assert "T3, GAT: 93.8\u00a0±\u00a00.3" in html and "not decided (8 of 250 epochs)" in html
+    assert 'href="executed/ch.html#ch-answer"' in report.headline_claims_table(rows, folder="executed/").data

@@ -8,7 +8,7 @@ import pandas as pd
 
 from graphrepro import pages, report
 from graphrepro.pages import chapter_module
-from graphrepro.report import CELL_COLUMNS, CLAIM_COLUMNS
+from graphrepro.report import CELL_COLUMNS, CLAIM_COLUMNS, anchor
 
 
 def executed_with(profile: str) -> dict[str, dict[str, Any]]:
@@ -67,3 +67,17 @@ def all_headlines(params_by_chapter: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Every chapter's strongest number for the synthesis, under the parameters given for it (nothing is trained)."""
     return pd.DataFrame([chapter_module(slug, "claims").headline(chapter_tables(slug, params))
                          for slug, params in params_by_chapter.items()], columns=["chapter", "failure", "measured", "points", "where"])
+
+
+def headline_claims(cells: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """Per chapter (``all_findings``' frames): its headline claim, the paper's sentence, with the verdict of the
+    claims that decide it taken together, and its headline cell, paper beside ours."""
+    rows = []
+    for slug in dict.fromkeys(claims.chapter):
+        module, mine = chapter_module(slug, "claims"), claims[claims.chapter == slug]
+        verdict, words = module.HEADLINE_CLAIM.judge(list(zip(mine.id, mine.verdict, mine.words)))
+        cell = cells[(cells.chapter == slug) & (cells.cell == module.HEADLINE)]
+        rows.append({"chapter": slug, "claim": module.HEADLINE_CLAIM.statement, "verdict": verdict, "words": words,
+                     "cell": module.HEADLINE, "paper": cell.paper.iloc[0] if len(cell) else "–",
+                     "ours": cell.ours.iloc[0] if len(cell) else "–", "where": anchor(slug, "answer")})
+    return pd.DataFrame(rows)

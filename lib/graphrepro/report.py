@@ -109,7 +109,7 @@ def parameters_table(params: dict[str, Any]) -> HTML:
     """The parameters a page ran with: a plain two-column table, collapsed under "Parameters of this run"."""
     rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(_text(v))}</td></tr>" for k, v in params.items())
     return HTML('<details class="graphrepro-parameters"><summary>Parameters of this run</summary><div class="table-scroll">'
-                '<table class="graphrepro-grid"><thead><tr><th>parameter</th><th>value</th></tr></thead>'
+                '<table class="graphrepro-grid graphrepro-params"><thead><tr><th>parameter</th><th>value</th></tr></thead>'
                 f"<tbody>{rows}</tbody></table></div></details>")
 
 
@@ -128,7 +128,7 @@ def answer_box(chapter: str, claims: list[Claim], cells: list[dict[str, Any]], h
         f'<p class="graphrepro-headline"><strong>{escape(cell["cell"])}</strong>: paper {_keep(cell["paper"])}, '
         f'ours {_keep(cell["ours"])} <span class="verdict {verdict_class(cell["verdict"])}">'
         f'{escape(cell_verdict(cell["verdict"]))}</span></p>')
-    return HTML(f'<div class="admonition graphrepro-answer"><p class="admonition-title">The answer: {len(judged)} '
+    return HTML(f'<div class="admonition graphrepro-answer" id="{anchor(chapter, "answer")}"><p class="admonition-title">The answer: {len(judged)} '
                 f'claims, {tally}</p>{head}<ul class="graphrepro-answer-claims">{items}</ul></div>')
 
 
@@ -245,9 +245,9 @@ def _runs(n: int) -> str:
     return f'<span class="runs">{n} run{"s" if n != 1 else ""}</span>' if n else ""
 
 
-def _link(row: pd.Series, text: str) -> str:
-    """``text`` linking to the chapter section a Verdicts-page row came from."""
-    return f'<a href="{escape(row["chapter"])}.html#{escape(row["where"])}">{escape(text)}</a>'
+def _link(row: pd.Series, text: str, folder: str = "") -> str:
+    """``text`` linking to the chapter section a Verdicts-page row came from (the chapter pages under ``folder``)."""
+    return f'<a href="{escape(folder + row["chapter"])}.html#{escape(row["where"])}">{escape(text)}</a>'
 
 
 def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Callable[[pd.Series], str]) -> HTML:
@@ -269,6 +269,18 @@ def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
     word = _CLAIM_CELL.get(r["verdict"], "none")
     return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
             f'<td>{_keep(r["evidence"])}</td>')
+
+
+def headline_claims_table(rows: pd.DataFrame, folder: str = "") -> HTML:
+    """One row per chapter: its headline claim (linked to the answer its page opens with; chapter pages under
+    ``folder`` as seen from the page showing it), the verdict in words, and its headline cell, paper beside ours."""
+    body = "".join(
+        f'<tr><th>{_link(r, r["claim"], folder)}<span class="runs">{escape(r["chapter"])}</span></th>'
+        f'<td class="{verdict_class(_CLAIM_CELL.get(r["verdict"], "none"))}"><span class="verdict">{escape(r["words"])}</span></td>'
+        f'<td data-label="paper">{escape(r["cell"])}: {_keep(r["paper"])}</td><td data-label="ours">{_keep(r["ours"])}</td></tr>'
+        for _, r in rows.iterrows())
+    return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-headline-claims"><thead><tr>'
+                f"<th>the paper's claim</th><th>verdict</th><th>paper</th><th>ours</th></tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def claims_table(claims: pd.DataFrame) -> HTML:

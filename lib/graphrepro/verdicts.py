@@ -213,3 +213,24 @@ def decisions(claims: list[Claim]) -> list[Decision]:
     if bad := [i for i in ids if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i)]:
         raise ValueError(f"claim ids must fit an anchor (lower case, digits and '-'): {bad}")
     return [c.judge() for c in claims]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A chapter's headline claim: the paper's sentence, decided by those of the chapter's claims whose ids end
+    with ``ids_ending`` (one per dataset, say), taken together."""
+
+    statement: str
+    ids_ending: str
+
+    def judge(self, claims: list[tuple[str, Verdict, str]]) -> tuple[Verdict, str]:
+        """The verdict and its words from the chapter's judged claims (id, verdict, words): does not hold when any
+        of its claims does not; holds when all of those that can be had hold; else not decided (with the budget)
+        or not run; unavailable when none can be had."""
+        had = [(v, words) for id, v, words in claims if id.endswith(self.ids_ending) and v != Verdict.UNAVAILABLE]
+        if not had:
+            return Verdict.UNAVAILABLE, str(Verdict.UNAVAILABLE)
+        for verdict in (Verdict.DOES_NOT_HOLD, Verdict.NOT_DECIDED, Verdict.NOT_RUN):
+            if first := next((words for v, words in had if v == verdict), None):
+                return verdict, first
+        return Verdict.HOLDS, str(Verdict.HOLDS)

@@ -9,10 +9,14 @@ from graphrepro import report
 from graphrepro.chapters.mrr_variants.paper import CHAPTER, PAPER_PCQM
 from graphrepro.chapters.mrr_variants.tables import Tables, kg_crosscheck, worked_example
 from graphrepro.metrics import ranking
-from graphrepro.verdicts import Cell, Claim, compare
+from graphrepro.verdicts import Cell, Claim, Headline, compare
 
 
-HEADLINE = "worked example, extended-filtered"  # the paper cell a reader sees first, in the answer the page opens with
+# the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
+# decided by the chapter's claims whose ids end so
+HEADLINE = "worked example, extended-filtered"
+HEADLINE_CLAIM = Headline("Adjusted rank metrics depend less on the number of candidates than MRR",
+                          "amri-less-size-dependent")
 
 
 def _rho(t: Tables, metric: str) -> float:
