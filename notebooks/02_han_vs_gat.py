@@ -165,6 +165,7 @@ cost.set_index("model")
 # %% [markdown]
 # ```{glue:figure} han_vs_gat_cost
 # :name: fig-hgb-cost
+# :alt: Scatter of seconds per epoch (log scale) against test Micro-F1 per model and dataset, marker size by peak memory.
 #
 # Time per epoch (log scale) against test Micro-F1; marker size is peak memory.
 # ```

@@ -155,6 +155,7 @@ tables.flips(assessment, params).set_index(["dataset", "kind", "on average"])
 # %% [markdown]
 # ```{glue:figure} gmnn_fair_eval_folds_figure
 # :name: fig-gmnn-folds
+# :alt: Lines of test accuracy per model across the assessment folds, one panel per dataset and training-set kind.
 #
 # Test accuracy of each model on each assessment fold.
 # ```

@@ -145,6 +145,7 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # %% [markdown]
 # ```{glue:figure} lrgb_head_heads
 # :name: fig-lrgb-heads
+# :alt: Bars of test AP per model for LRGB's linear head, a 2-layer head and the tuned configuration, with the papers' numbers and GPS as lines.
 #
 # Test AP per model: LRGB's configuration with its linear head, the same with a 2-layer head, and the
 # tuned configuration (ours, mean and spread over seeds; black ticks: the papers' numbers); GPS tuned:
@@ -176,6 +177,7 @@ tables.budget_table(everything, params)
 # %% [markdown]
 # ```{glue:figure} lrgb_head_curves
 # :name: fig-lrgb-curves
+# :alt: Validation AP per epoch for each model and stage, with the longer GCN pair dashed.
 #
 # Validation AP per epoch, mean over seeds, per model and stage; dashed: the GCN pair trained longer;
 # dash-dotted: the papers' epochs, where recorded; dotted: chance AP.

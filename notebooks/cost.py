@@ -67,7 +67,7 @@ hours.round(1)
 # %% tags=["hide-input"]
 report.glue_figure("cost_epoch_figure", cost.seconds_per_epoch_figure(costs))
 report.glue_figure("cost_memory_figure", cost.peak_memory_figure(costs))
-cost.model_costs(costs)
+cost.model_table(costs)
 
 # %% [markdown]
 # ```{glue:figure} cost_epoch_figure

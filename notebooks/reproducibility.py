@@ -51,8 +51,9 @@ provenance.build_environment()
 provenance.record_counts()
 
 # %% [markdown]
-# Each distinct environment that produced records: chapter, device and hardware, package versions, the
-# git commit of the code, and how many runs it made.
+# The environments that produced the records: per chapter, device, CPU (records made before the CPU was
+# recorded say so) and the versions of torch and PyG, how many runs and from how many commits. Every
+# record names its full package set and commit; `python -m graphrepro verify --digests` checks them all.
 
 # %% tags=["hide-input"]
 provenance.run_environments()

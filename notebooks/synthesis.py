@@ -51,6 +51,7 @@ report.headlines_table(headlines)
 # %% [markdown]
 # ```{glue:figure} synthesis_points
 # :name: fig-synthesis-points
+# :alt: Bars of how many points each chapter's slip moved its headline comparison.
 #
 # How many points each slip moved the chapter's headline comparison (absolute value).
 # ```

@@ -156,6 +156,18 @@ def _tables(path: Path) -> list[tuple[str, list[list[str]]]]:
     return parser.tables
 
 
+def test_bibliography_labels_are_numbers_and_the_index_shows_each_headline_claim(smoke_book):
+    """A label built from an author's name mangles LaTeX accents ("VelivckovicCC+18"): the bibliography is
+    numbered. The index pastes the Verdicts page's headline claims, one per chapter."""
+    html = smoke_book["index"].parent / "book"
+    bibliography = (html / "bibliography.html").read_text()
+    labels = [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'<span class="label">(.*?)</span></span>', bibliography)]
+    assert labels and all(re.fullmatch(r"\[\d+\]", label) for label in labels), labels[:5]
+    intro = (html / "intro.html").read_text()
+    assert intro.count("graphrepro-headline-claims") == 1
+    assert all(f'href="executed/{p.slug}.html#{p.slug}-answer"' in intro for p in pages.chapter_pages())
+
+
 def test_the_verdicts_page_agrees_with_every_chapter_page(smoke_book):
     """Every claim's verdict on the built Verdicts page is the one its chapter's page computed and shows, and
     every claim a chapter shows is on the Verdicts page; every chapter has its row in the summary."""
@@ -211,7 +223,7 @@ RAW_TEX = re.compile(r"\\(frac|sqrt|operatorname|mathrm|begin|left|right|cosh|si
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
 def test_pages_render_in_headless_chromium(smoke_book):
     """Every page at desktop and phone width: no script error or failed request, images shown, MathJax
-    rendered, no error, traceback or warning output, no table or figure wider than its column (on a phone
+    rendered, every image described by its alt text, no error, traceback or warning output, no table or figure wider than its column (on a phone
     a collapsed long form may scroll in its box), nothing cut at the right edge, no table cell cut with
     an ellipsis; a chapter page opens with its answer in the first desktop screen; a screenshot of each is kept under
     _build/screenshots."""
@@ -238,6 +250,7 @@ def test_pages_render_in_headless_chromium(smoke_book):
                 page.screenshot(path=str(SCREENSHOTS / f"{path.stem}-{view}.png"), full_page=True)
                 broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
                 problems += [f"image not shown: {src}" for src in broken]
+                problems += [f"image alt text is not a description: {a!r}" for a in page.evaluate(UNDESCRIBED)]
                 if page.locator(".output.error, .output.traceback, .output.stderr").count():
                     problems.append("an error, traceback or stderr (warning) output is shown")
                 text = page.inner_text("article")
@@ -266,6 +279,7 @@ def test_pages_render_in_headless_chromium(smoke_book):
     assert not failures, "\n".join(failures)
 
 
+UNDESCRIBED = "[...document.querySelectorAll('article img')].map(i => i.alt).filter(a => !a.trim().includes(' ') || /[.](png|svg|jpe?g)$/.test(a))"
 CHAPTERS = {p.slug for p in pages.chapter_pages()}
 ANSWER_TOP = "(() => { const b = document.querySelector('.graphrepro-answer'); return b && b.getBoundingClientRect().top + window.scrollY; })()"
 

@@ -58,3 +58,11 @@ def test_the_execution_table_reads_each_executed_pages_papermill_record(tmp_path
     nb.metadata["papermill"] = {"parameters": {"profile": "smoke"}, "end_time": "2026-12-05T07:00:00.123456", "duration": 12.5}
     nbformat.write(nb, tmp_path / f"{CHAPTER}.ipynb")
     assert runner.execution_times(tmp_path) == [{"page": CHAPTER, "profile": "smoke", "ended": "2026-12-05 07:00:00", "seconds": 12.5}]
+
+
+def test_the_model_table_groups_by_chapter_and_labels_each_cell_for_a_phone():
+    store.write_record(CHAPTER, record(0, 100.0, 50, 1024.0, "AMD EPYC, AVX512"))
+    html = cost.model_table(cost.run_costs()).data
+    assert f'<a href="{CHAPTER}.html">{CHAPTER}</a>' in html and "<th>GCN<span" in html and "AMD EPYC, float32" in html
+    assert '<td data-label="s per epoch">2</td>' in html and '<td data-label="peak GB">1</td>' in html
+    assert cost.model_table(cost.run_costs().iloc[:0]).data == "<p>no run recorded yet</p>"

@@ -222,8 +222,20 @@ def test_the_reproducibility_page_lists_each_cpu_apart():
         record = {"key": key, "experiment": hgcn.EXPERIMENT.name, "version": hgcn.EXPERIMENT.version, "config": {"seed": 0},
                   "metrics": {}, "device": "cpu", "hardware": "x86_64, 1 torch threads", "packages": {"torch": "2.13.0"}}
         store.write_record(CHAPTER, record | ({"cpu": cpu} if cpu else {}))
-    table = run_environments()["value"].unstack()
-    assert sorted(table.cpu) == ["CPU one, AVX2", "not recorded"] and list(table.runs) == ["1", "1"]
+    table = run_environments()
+    assert sorted(table.cpu) == ["CPU one, AVX2", "not recorded"] and list(table.runs) == [1, 1]
+    assert list(table.torch) == ["2.13.0", "2.13.0"] and list(table.commits) == [1, 1]
+
+
+def test_the_reproducibility_page_names_folders_without_the_build_machines_paths(tmp_path):
+    from pathlib import Path
+
+    from graphrepro.provenance import shown
+
+    assert shown(paths.REPO_ROOT.parent / "shared" / "data") == "../shared/data"
+    assert shown(paths.REPO_ROOT / "_build" / "cache") == "_build/cache"
+    assert shown(Path.home() / ".cache" / "graphrepro") == "~/.cache/graphrepro"
+    assert shown(Path("/srv/somewhere/deep/data")) == "…/deep/data"
 
 
 @pytest.mark.slow

@@ -5,13 +5,15 @@ pages, nothing trained."""
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from IPython.display import HTML
 
-from graphrepro import bench, catalog, pages, runner, store
+from graphrepro import bench, catalog, pages, report, runner, store
 
 
 def cpu_kind(cpu: str | None) -> str:
@@ -56,8 +58,11 @@ def profile_hours(costs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for page in pages.chapter_pages():
         mine = costs[(costs.chapter == page.slug) & costs.standard]
-        estimate = bench.recorded_estimate(page.slug, "paper")
-        unpriced = int((estimate["status"] == "no standard record of this kind").sum()) if len(estimate) else 0
+        try:
+            estimate = bench.recorded_estimate(page.slug, "paper")
+        except ValueError:  # runs that plan no epochs cannot be priced per epoch
+            estimate = pd.DataFrame({"status": ["its runs plan no epochs"]})
+        unpriced = int(estimate["hours"].isna().sum()) if "hours" in estimate else len(estimate)
         rows.append({"chapter": page.slug, "standard runs": len(mine), "standard CPU-hours": mine.seconds.sum() / 3600,
                      "paper CPU-hours (estimated)": float(estimate["hours"].sum()) if "hours" in estimate else math.nan,
                      "kinds of paper run not priced": unpriced})
@@ -75,6 +80,24 @@ def model_costs(costs: pd.DataFrame) -> pd.DataFrame:
     table["peak"] = table["peak"] / 1024
     return table.rename(columns={"s_run": "median s per run", "s_epoch": "median s per epoch", "peak": "peak GB"}).round(
         {"median s per run": 1, "median s per epoch": 2, "peak GB": 2})
+
+
+def model_table(costs: pd.DataFrame) -> HTML:
+    """``model_costs`` as the page shows it: grouped by chapter, one row per model and machine, each cell labelled
+    so that on a phone a row reads as a block."""
+    table = model_costs(costs)
+    if "note" in table:
+        return HTML(f"<p>{table.note.iloc[0]}</p>")
+
+    def row(r: pd.Series) -> str:
+        machine = ", ".join([r.cpu, r.precision] + ([r.device] if r.device != "cpu" else []))
+        cells = {"runs": f"{r.runs:,}", "s per run": f"{r['median s per run']:g}", "s per epoch": f"{r['median s per epoch']:g}",
+                 "peak GB": "–" if math.isnan(r["peak GB"]) else f"{r['peak GB']:g}"}
+        return (f"<th>{escape(str(r.model))}<span class=\"runs\">{escape(machine)}</span></th>"
+                + "".join(f'<td data-label="{name}">{value}</td>' for name, value in cells.items()))
+
+    return report.grouped_table(table, "graphrepro-costs", ["model (CPU, precision)", "runs", "median s per run",
+                                                          "median s per epoch", "peak GB"], row)
 
 
 def execution_table() -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 
 import pandas as pd
 import torch
@@ -56,30 +57,37 @@ def uncommitted_records() -> pd.DataFrame:
 
 
 def run_environments() -> pd.DataFrame:
-    """Distinct (chapter, device, hardware, CPU, packages, commit) among the current records, with counts:
-    one block of rows per environment (a column each would not fit a phone once every chapter has records)."""
+    """Per chapter, device, CPU and the versions of torch and PyG: how many current records, from how many
+    commits (one row per environment, so the table stays short whatever the number of records)."""
     rows, known = [], catalog.experiments()
     for page in pages.chapter_pages():
         for r in store.records(page.slug):
             if catalog.is_current(r, known):
-                packages = ", ".join(f"{k} {v}" for k, v in sorted(r.get("packages", {}).items()))
-                rows.append({
-                    "chapter": page.slug, "device": r.get("device"), "hardware": r.get("hardware"),
-                    "cpu": r.get("cpu", "not recorded"),
-                    "packages": packages, "git commit": str(r.get("git_commit", ""))[:12],
-                })
+                packages = r.get("packages", {})
+                rows.append({"chapter": page.slug, "device": r.get("device", "–"), "cpu": r.get("cpu", "not recorded"),
+                             "torch": packages.get("torch", "–"), "PyG": packages.get("torch-geometric", "–"),
+                             "commit": str(r.get("git_commit", ""))})
     if not rows:
         return pd.DataFrame({"note": ["no records yet"]})
-    frame = pd.DataFrame(rows)
-    environments = frame.groupby(list(frame.columns), dropna=False).size().rename("runs").reset_index()
-    environments.index = [f"environment {i}" for i in range(1, len(environments) + 1)]
-    return environments.astype(str).stack().rename("value").rename_axis(["environment", "field"]).to_frame()
+    grouped = pd.DataFrame(rows).groupby(["chapter", "device", "cpu", "torch", "PyG"], sort=False, dropna=False)
+    return grouped.agg(runs=("commit", "size"), commits=("commit", "nunique")).reset_index().set_index("chapter")
+
+
+def shown(path: Path) -> str:
+    """A folder as a reader of the book may name it: inside the project relative to it, beside it as ``../…``,
+    under the home folder as ``~/…``, else only its last two parts (no build machine's path on a page)."""
+    path, root, home = path.resolve(), paths.REPO_ROOT.resolve(), Path.home().resolve()
+    for base, prefix in ((root, ""), (root.parent, "../"), (home, "~/")):
+        if path.is_relative_to(base):
+            return prefix + str(path.relative_to(base))
+    return "…/" + "/".join(path.parts[-2:])
 
 
 def data_folders() -> pd.DataFrame:
-    """The folders the registry looks in, in order: the cache, then the mirrors."""
-    rows = [{"looked in": "cache", "folder": str(paths.cache_dir())}]
-    rows += [{"looked in": f"mirror {i}", "folder": str(m)} for i, m in enumerate(paths.mirror_dirs(), 1)]
+    """The folders the registry looks in, in order (the cache, then the mirrors), and the setting that names each."""
+    rows = [{"looked in": "cache", "setting": "GRAPHREPRO_DATA", "folder": shown(paths.cache_dir())}]
+    rows += [{"looked in": f"mirror {i}", "setting": "GRAPHREPRO_MIRROR", "folder": shown(m)}
+             for i, m in enumerate(paths.mirror_dirs(), 1)]
     return pd.DataFrame(rows).set_index("looked in")
 
 
@@ -91,7 +99,7 @@ def data_files() -> pd.DataFrame:
         for f in spec.files:
             try:
                 found = resolve(f, allow_download=False)
-                where = folders.get(str(found)[: -len(f.path) - 1], str(found.parent))
+                where = folders.get(str(found)[: -len(f.path) - 1], shown(found.parent))
             except (DataUnavailable, ChecksumMismatch) as err:
                 where = f"unavailable: {f.missing}" if f.missing else str(err).splitlines()[0]
             rows.append({"dataset": name, "file": f.path, "checksum": f.checksum_label(), "found in": where})

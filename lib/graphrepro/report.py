@@ -250,7 +250,7 @@ def _link(row: pd.Series, text: str, folder: str = "") -> str:
     return f'<a href="{escape(folder + row["chapter"])}.html#{escape(row["where"])}">{escape(text)}</a>'
 
 
-def _grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Callable[[pd.Series], str]) -> HTML:
+def grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Callable[[pd.Series], str]) -> HTML:
     """A table whose rows are grouped by chapter, each group under a row naming (and linking) its chapter."""
     body = []
     for chapter, rows in frame.groupby("chapter", sort=False):
@@ -286,7 +286,7 @@ def headline_claims_table(rows: pd.DataFrame, folder: str = "") -> HTML:
 def claims_table(claims: pd.DataFrame) -> HTML:
     """Every chapter's claims with their colour-coded verdicts and evidence, grouped by chapter; each claim
     links to its row in the chapter's verdict table."""
-    return _grouped_table(claims, "graphrepro-claims", ["claim", "verdict", "evidence"],
+    return grouped_table(claims, "graphrepro-claims", ["claim", "verdict", "evidence"],
                           lambda r: _claim_cells(r, _link(r, r["claim"])))
 
 
@@ -298,7 +298,7 @@ def cells_table(cells: pd.DataFrame) -> HTML:
                 f'<td class="{verdict_class(r["verdict"])}"><span class="verdict">{escape(cell_verdict(r["verdict"]))}</span>'
                 f'<span class="runs">within ±{r["tolerance"]:g}</span></td>')
 
-    return _grouped_table(cells, "graphrepro-cells", ["cell", "paper", "ours", "verdict"], row)
+    return grouped_table(cells, "graphrepro-cells", ["cell", "paper", "ours", "verdict"], row)
 
 
 def verdict_table(chapter: str, claims: list[Claim]) -> HTML:

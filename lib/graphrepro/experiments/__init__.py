@@ -51,7 +51,9 @@ class Experiment:
 
     def planned_epochs(self, config: dict[str, Any]) -> tuple[str, int]:
         """The config's epoch field and the epochs a run of it plans (an upper bound where it stops early)."""
-        field = next(f for f in EPOCH_FIELDS if f in config)
+        field = next((f for f in EPOCH_FIELDS if f in config), None)
+        if field is None:
+            raise ValueError(f"experiment {self.name!r}: a config with no epoch field ({' or '.join(EPOCH_FIELDS)})")
         return field, int(self.epochs(config) if self.epochs else config[field])
 
     def selection_spec(self, config: dict[str, Any]) -> Metric:
