@@ -43,9 +43,10 @@ provenance.build_environment()
 # %% [markdown]
 # ## The recorded runs
 #
-# How many records each chapter has: committed to the repository (what the published book shows),
-# made on this machine and not committed, and stale (made by an older version of their experiment,
-# and ignored).
+# How many records each chapter has: committed to the repository, of which the standard profile reads
+# the count its chapter page gives (the others are runs of other parameters, such as a longer budget);
+# made on this machine and not committed; and stale (made by an older version of their experiment, and
+# ignored).
 
 # %% tags=["hide-input"]
 provenance.record_counts()

@@ -156,3 +156,10 @@ def test_the_headline_claims_table_links_each_chapters_answer_from_where_it_is_s
     assert 'href="ch.html#ch-answer">GAT matches HAN</a>' in html and "verdict-undecided" in html
     assert "T3, GAT: 93.8\u00a0±\u00a00.3" in html and "not decided (8 of 250 epochs)" in html
     assert 'href="executed/ch.html#ch-answer"' in report.headline_claims_table(rows, folder="executed/").data
+
+
+def test_the_verdicts_page_labels_paper_and_ours_for_a_phones_cards():
+    cells = pd.DataFrame([{"chapter": "ch", "cell": "T1, A", "paper": "90.0 ± 1.0", "ours": "89.5 ± 0.5", "runs": 3,
+                           "tolerance": 1.0, "verdict": Cell.REPRODUCED, "where": "ch-paper-vs-ours"}])
+    html = report.cells_table(cells).data
+    assert '<td data-label="paper">90.0\u00a0±\u00a01.0</td>' in html and '<td data-label="ours">89.5\u00a0±\u00a00.5' in html

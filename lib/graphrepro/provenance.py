@@ -27,15 +27,18 @@ def build_environment() -> pd.DataFrame:
 
 
 def record_counts() -> pd.DataFrame:
-    """Per chapter: records committed to git, records made here and not committed, and stale records."""
+    """Per chapter: records committed to git, how many of those the standard profile reads (the count its page
+    gives; the rest are runs of other parameters), records made here and not committed, and stale records."""
     rows, known = [], catalog.experiments()
     for page in pages.chapter_pages():
         recs = store.records(page.slug)
         committed = store.committed_keys(page.slug) or set()
         current = [r for r in recs if catalog.is_current(r, known)]
+        standard = pages.chapter_module(page.slug, "configs").chapter_keys(pages.resolve(page.slug, "standard"))
         rows.append({
             "chapter": page.slug,
             "committed": sum(r["key"] in committed for r in current),
+            "of which the standard profile reads": sum(r["key"] in committed and r["key"] in standard for r in current),
             "local, not committed": sum(r["key"] not in committed for r in current),
             "stale (older experiment version)": len(recs) - len(current),
         })
@@ -44,16 +47,28 @@ def record_counts() -> pd.DataFrame:
 
 def uncommitted_records() -> pd.DataFrame:
     """Per chapter and reason: the current records made from uncommitted code (``+dirty``), which no commit can
-    re-create exactly; the reason is ``verify --uncommitted``'s where it re-trained one and kept it."""
+    re-create exactly, and the CPU-hours their training took (what re-training them would cost). The reason is
+    ``verify --uncommitted``'s where it re-trained one and kept it, else that it has not been re-trained."""
     rows, known, reasons = [], catalog.experiments(), verify.uncommitted_reasons()
     for page in pages.chapter_pages():
         for r in store.records(page.slug):
             if verify.is_uncommitted(r) and catalog.is_current(r, known):
-                why = reasons.get(r["key"], "not re-trained from committed code yet")
-                rows.append({"chapter": page.slug, "why it stays": why.split(":")[0] if r["key"] in reasons else why})
+                rows.append({"chapter": page.slug, "why it stays": _why_kept(reasons.get(r["key"])),
+                             "hours": float(r.get("wall_s") or 0) / 3600})
     if not rows:
         return pd.DataFrame({"note": ["every record was made from committed code"]})
-    return pd.DataFrame(rows).value_counts().rename("records").reset_index().set_index("chapter")
+    grouped = pd.DataFrame(rows).groupby(["chapter", "why it stays"], sort=False)
+    table = grouped.agg(records=("hours", "size"), hours=("hours", "sum")).reset_index().set_index("chapter")
+    return table.rename(columns={"hours": "CPU-hours they took"}).round({"CPU-hours they took": 1})
+
+
+def _why_kept(reason: str | None) -> str:
+    """``verify --uncommitted``'s reason for keeping a record, as one of three kinds."""
+    if reason is None:
+        return "not re-trained from committed code yet"
+    if "searches read them" in reason:
+        return "re-trained: its validation scores moved within tolerance, and a search reads them"
+    return "re-trained: its re-run differs beyond tolerance (results/uncommitted.json says by how much)"
 
 
 def run_environments() -> pd.DataFrame:

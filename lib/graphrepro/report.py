@@ -268,7 +268,7 @@ def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
     """A claim's row cells: the claim (as given), its colour-coded verdict in words, and the evidence."""
     word = _CLAIM_CELL.get(r["verdict"], "none")
     return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
-            f'<td>{_keep(r["evidence"])}</td>')
+            f'<td data-label="evidence">{_keep(r["evidence"])}</td>')
 
 
 def headline_claims_table(rows: pd.DataFrame, folder: str = "") -> HTML:
@@ -294,7 +294,8 @@ def cells_table(cells: pd.DataFrame) -> HTML:
     """The papers' numbers beside ours, a colour-coded verdict per row, grouped by chapter; each cell's name
     links to the chapter table that computed it."""
     def row(r: pd.Series) -> str:
-        return (f'<th>{_link(r, r["cell"])}</th><td>{_keep(r["paper"])}</td><td>{_keep(r["ours"])}{_runs(r["runs"])}</td>'
+        return (f'<th>{_link(r, r["cell"])}</th><td data-label="paper">{_keep(r["paper"])}</td>'
+                f'<td data-label="ours">{_keep(r["ours"])}{_runs(r["runs"])}</td>'
                 f'<td class="{verdict_class(r["verdict"])}"><span class="verdict">{escape(cell_verdict(r["verdict"]))}</span>'
                 f'<span class="runs">within ±{r["tolerance"]:g}</span></td>')
 
