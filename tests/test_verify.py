@@ -294,3 +294,21 @@ def test_a_rerun_whose_validation_score_moved_within_tolerance_does_not_replace_
     assert not mine["replaced"] and "val_roc" in mine["problem"] and "searches" in mine["problem"]
     assert store.read_record(one_record)["git_commit"].endswith("+dirty")
     assert "val_roc" in verify.uncommitted_reasons()[record["key"]]
+
+
+def test_only_the_score_a_search_selects_on_must_stay_identical(monkeypatch):
+    """chapter 3 selects on val_acc: a moved val_loss may be replaced, a moved val_acc may not; chapter 1 selects
+    on the mean of two scores it does not record, so every validation score must stay."""
+    from graphrepro import verify
+    from graphrepro.experiments import fair_eval
+
+    ok = {"ok": True, "problem": ""}
+    record = {"experiment": fair_eval.EXPERIMENT.name, "config": fair_eval.make_config("cora", 0, "dense", "GCN", 0),
+              "metrics": {"val_acc": 0.8, "val_loss": 0.5, "test_acc": 0.7}}
+    moved_loss = {"metrics": {"val_acc": 0.8, "val_loss": 0.5 + 1e-9, "test_acc": 0.7}}
+    moved_acc = {"metrics": {"val_acc": 0.8 + 1e-9, "val_loss": 0.5, "test_acc": 0.7}}
+    assert verify.steering_kept(record, moved_loss, ok) == ok
+    assert "val_acc" in verify.steering_kept(record, moved_acc, ok)["problem"]
+    link = {"experiment": hgcn.EXPERIMENT.name, "config": hgcn.make_config("disease_lp", "lp", "MLP", 0, "original"),
+            "metrics": {"val_roc": 0.9, "val_ap": 0.8}}
+    assert "val_ap" in verify.steering_kept(link, {"metrics": {"val_roc": 0.9, "val_ap": 0.8 + 1e-9}}, ok)["problem"]

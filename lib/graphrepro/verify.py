@@ -175,15 +175,25 @@ def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = 
 
 
 def steering_kept(record: dict[str, Any], rerun: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """``compare``'s row, refused where the re-run matches only within tolerance in a validation score: the
-    chapters' searches read those scores to choose the runs they ask next (NSGA-II's trials, the tuned seeds), so
-    a replaced record would change the plan and leave its new runs unrecorded."""
-    moved = [name for name, value in record["metrics"].items() if name.startswith("val_")
-             and not _identical(value, rerun["metrics"].get(name))]
+    """``compare``'s row, refused where the re-run matches only within tolerance in the validation score its
+    experiment selects on: the chapters' searches read that score to choose the runs they ask next (NSGA-II's
+    trials, the tuned seeds), so a replaced record would change the plan and leave its new runs unrecorded."""
+    moved = [name for name in _steering_scores(record) if not _identical(record["metrics"][name], rerun["metrics"].get(name))]
     if not row["ok"] or not moved:
         return row
     return {**row, "ok": False, "problem": f"its validation scores moved within tolerance ({', '.join(moved)}), "
             "and the searches read them: a replaced record would change the runs they ask next"}
+
+
+def _steering_scores(record: dict[str, Any]) -> list[str]:
+    """The validation scores a search may read from a record: its experiment's selection metric where the record
+    holds it, else (a derived or no selection metric) every validation score."""
+    experiment = catalog.experiment(record["experiment"])
+    if experiment.selection is not None:
+        name = f"val_{experiment.selection_spec(record['config']).name}"
+        if name in record["metrics"]:
+            return [name]
+    return [name for name in record["metrics"] if name.startswith("val_")]
 
 
 def _identical(a: Any, b: Any) -> bool:
