@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def run_environments() -> pd.DataFrame:
 def shown(path: Path) -> str:
     """A folder as a reader of the book may name it: inside the project relative to it, beside it as ``../…``,
     under the home folder as ``~/…``, else only its last two parts (no build machine's path on a page)."""
-    path, root, home = path.resolve(), paths.REPO_ROOT.resolve(), Path.home().resolve()
+    path, root, home = (Path(os.path.abspath(p)) for p in (path, paths.REPO_ROOT, Path.home()))  # links kept as named
     for base, prefix in ((root, ""), (root.parent, "../"), (home, "~/")):
         if path.is_relative_to(base):
             return prefix + str(path.relative_to(base))
