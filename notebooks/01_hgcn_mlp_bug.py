@@ -294,7 +294,7 @@ found = tables.Tables(params, all_runs, main=long, nc=nc_table, curve=curve)
 for row in claims.finding_numbers(found.main):
     glue(row["key"], row["value"], display=False)
 judged = claims.claims(found)
-glue("hgcn_mlp_bug_answer", report.answer_box("hgcn-mlp-bug", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+glue("hgcn_mlp_bug_answer", report.answer_box("hgcn-mlp-bug", params, judged, claims.paper_cells(found), claims.HEADLINE), display=False)
 report.verdict_table("hgcn-mlp-bug", judged)
 
 # %% [markdown]

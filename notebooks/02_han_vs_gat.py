@@ -181,7 +181,7 @@ found = tables.Tables(params, everything, main=long)
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
 judged = claims.claims(found)
-glue("han_vs_gat_answer", report.answer_box("han-vs-gat", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+glue("han_vs_gat_answer", report.answer_box("han-vs-gat", params, judged, claims.paper_cells(found), claims.HEADLINE), display=False)
 report.verdict_table("han-vs-gat", judged)
 
 # %% [markdown]

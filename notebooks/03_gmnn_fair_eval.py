@@ -180,7 +180,7 @@ found = tables.Tables(params, assessment, sparse=sparse.drop(columns="column"), 
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
 judged = claims.claims(found)
-glue("gmnn_fair_eval_answer", report.answer_box("gmnn-fair-eval", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+glue("gmnn_fair_eval_answer", report.answer_box("gmnn-fair-eval", params, judged, claims.paper_cells(found), claims.HEADLINE), display=False)
 report.verdict_table("gmnn-fair-eval", judged)
 
 # %% [markdown]

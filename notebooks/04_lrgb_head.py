@@ -226,7 +226,7 @@ found = tables.Tables(params, everything, main=long, order=order)
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
 judged = claims.claims(found)
-glue("lrgb_head_answer", report.answer_box("lrgb-head", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+glue("lrgb_head_answer", report.answer_box("lrgb-head", params, judged, claims.paper_cells(found), claims.HEADLINE), display=False)
 report.verdict_table("lrgb-head", judged)
 
 # %% [markdown]

@@ -189,7 +189,7 @@ found = tables.Tables(params, pd.concat([lp_runs, kg_runs]) if len(kg_runs) else
 for name, value in claims.finding_numbers(found).items():
     glue(name, value, display=False)
 judged = claims.claims(found)
-glue("mrr_variants_answer", report.answer_box("mrr-variants", judged, claims.paper_cells(found), claims.HEADLINE), display=False)
+glue("mrr_variants_answer", report.answer_box("mrr-variants", params, judged, claims.paper_cells(found), claims.HEADLINE), display=False)
 report.verdict_table("mrr-variants", judged)
 
 # %% [markdown]

@@ -49,7 +49,7 @@ report.parameters_table(params)
 
 # %% tags=["hide-input"]
 report.glue_figure("cost_hours_figure", cost.profile_hours_figure(hours))
-hours.round(1)
+report.plain_table(hours.round(1))
 
 # %% [markdown]
 # ```{glue:figure} cost_hours_figure
@@ -101,4 +101,4 @@ glue("cost_gpu_runs", cost.gpu_sentence(costs), display=False)
 # pages that found their runs recorded train nothing, so this is the cost of rendering, not of training.
 
 # %% tags=["hide-input"]
-cost.execution_table()
+report.plain_table(cost.execution_table())

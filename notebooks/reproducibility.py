@@ -43,13 +43,13 @@ provenance.build_environment()
 # %% [markdown]
 # ## The recorded runs
 #
-# How many records each chapter has: committed to the repository, of which the standard profile reads
-# the count its chapter page gives (the others are runs of other parameters, such as a longer budget);
-# made on this machine and not committed; and stale (made by an older version of their experiment, and
-# ignored).
+# How many records each chapter has: *committed* to the repository; of those, how many the *standard*
+# profile *reads* (the count its chapter page gives; the others are runs of other parameters, such as a
+# longer budget); made on this machine and not committed (*local only*); and *stale* (made by an older
+# version of their experiment, and ignored).
 
 # %% tags=["hide-input"]
-provenance.record_counts()
+report.plain_table(provenance.record_counts())
 
 # %% [markdown]
 # The environments that produced the records: per chapter, device, CPU (records made before the CPU was
@@ -57,7 +57,7 @@ provenance.record_counts()
 # record names its full package set and commit; `python -m graphrepro verify --digests` checks them all.
 
 # %% tags=["hide-input"]
-provenance.run_environments()
+report.plain_table(provenance.run_environments())
 
 # %% [markdown]
 # ### Made from uncommitted code
@@ -68,7 +68,7 @@ provenance.run_environments()
 # here (`git grep -l +dirty results/` names them).
 
 # %% tags=["hide-input"]
-provenance.uncommitted_records()
+report.plain_table(provenance.uncommitted_records())
 
 # %% [markdown]
 # ## Data files

@@ -117,16 +117,20 @@ def test_a_chapters_verdict_table_anchors_each_claim_where_the_verdicts_page_lin
 
 
 def test_a_chapter_opens_with_its_claims_counted_each_linked_to_its_row_and_the_headline_cell():
+    from graphrepro import pages
+
     said = [claim("x", True), claim("y", False), claim("z", True, Budget(8, 500)), claim("w", None, unavailable="gone")]
     cells = [{"cell": "T1, A", "paper": "90.0 ± 1.0", "ours": "89.5 ± 0.5", "verdict": Cell.REPRODUCED},
              {"cell": "T1, B", "paper": "80.0 ± 1.0", "ours": "70.0 ± 0.5", "verdict": "differs by -10.0"}]
-    html = report.answer_box("ch", said, cells, "T1, B").data
-    assert "4 claims, 1 hold, 1 do not hold, 1 not decided, 1 unavailable" in html
-    assert [f'href="#ch-{i}"' in html for i in "xyzw"] == [True] * 4  # the anchors verdict_table gives the rows
+    slug = "hgcn-mlp-bug"
+    html = report.answer_box(slug, pages.resolve(slug, "standard"), said, cells, "T1, B").data
+    assert "4 claims, 1 hold, 1 do not hold, 1 not decided, 1 unavailable</p>" in html
+    assert [f'href="#{slug}-{i}"' in html for i in "xyzw"] == [True] * 4  # the anchors verdict_table gives the rows
     assert "not decided (8 of 500 epochs)" in html and "verdict-undecided" in html
     assert "<strong>T1, B</strong>: paper 80.0\u00a0±\u00a01.0, ours 70.0\u00a0±\u00a00.5" in html
     assert "not reproduced (differs by -10.0)" in html and "T1, A" not in html
-    assert "graphrepro-headline" not in report.answer_box("ch", said, cells, "T9, not run here").data
+    smoke = report.answer_box(slug, pages.resolve(slug, "smoke"), said, cells, "T9, not run here").data
+    assert "graphrepro-headline" not in smoke and "(under the smoke profile: not the published numbers)</p>" in smoke
 
 
 def test_the_parameters_of_a_run_are_a_plain_two_column_table_collapsed_under_their_title():
@@ -163,3 +167,10 @@ def test_the_verdicts_page_labels_paper_and_ours_for_a_phones_cards():
                            "tolerance": 1.0, "verdict": Cell.REPRODUCED, "where": "ch-paper-vs-ours"}])
     html = report.cells_table(cells).data
     assert '<td data-label="paper">90.0\u00a0±\u00a01.0</td>' in html and '<td data-label="ours">89.5\u00a0±\u00a00.5' in html
+
+
+def test_a_plain_table_has_no_index_header_row_a_dash_for_nothing_and_labels_for_a_phone():
+    frame = pd.DataFrame({"runs": [3, 0], "hours": [1.5, math.nan]}, index=pd.Index(["a", "b"], name="chapter"))
+    html = report.plain_table(frame).data
+    assert "<thead><tr><th>chapter</th><th>runs</th><th>hours</th></tr></thead>" in html
+    assert '<tr><th>b</th><td data-label="runs">0</td><td data-label="hours">–</td></tr>' in html

@@ -39,9 +39,9 @@ def record_counts() -> pd.DataFrame:
         rows.append({
             "chapter": page.slug,
             "committed": sum(r["key"] in committed for r in current),
-            "of which the standard profile reads": sum(r["key"] in committed and r["key"] in standard for r in current),
-            "local, not committed": sum(r["key"] not in committed for r in current),
-            "stale (older experiment version)": len(recs) - len(current),
+            "standard reads": sum(r["key"] in committed and r["key"] in standard for r in current),
+            "local only": sum(r["key"] not in committed for r in current),
+            "stale": len(recs) - len(current),
         })
     return pd.DataFrame(rows).set_index("chapter")
 

@@ -113,10 +113,11 @@ def parameters_table(params: dict[str, Any]) -> HTML:
                 f"<tbody>{rows}</tbody></table></div></details>")
 
 
-def answer_box(chapter: str, claims: list[Claim], cells: list[dict[str, Any]], headline: str) -> HTML:
+def answer_box(chapter: str, params: dict[str, Any], claims: list[Claim], cells: list[dict[str, Any]], headline: str) -> HTML:
     """The box a chapter page opens with: how many of its claims hold, do not hold or are not decided, each
     claim's verdict (linked to its row in the Verdicts section), and the ``headline`` paper cell, paper beside ours
-    (left out where the page's parameters leave that cell out)."""
+    (left out where the page's parameters leave that cell out). Under other parameters than the published ones,
+    its title says so before any number."""
     judged = decisions(claims)
     plural = {Verdict.HOLDS: "hold", Verdict.DOES_NOT_HOLD: "do not hold"}
     tally = ", ".join(f"{n} {plural.get(v, v)}" for v in Verdict if (n := sum(d.verdict is v for d in judged)))
@@ -128,8 +129,21 @@ def answer_box(chapter: str, claims: list[Claim], cells: list[dict[str, Any]], h
         f'<p class="graphrepro-headline"><strong>{escape(cell["cell"])}</strong>: paper {_keep(cell["paper"])}, '
         f'ours {_keep(cell["ours"])} <span class="verdict {verdict_class(cell["verdict"])}">'
         f'{escape(cell_verdict(cell["verdict"]))}</span></p>')
+    caveat = "" if is_published(chapter, params) else f" (under the {params['profile']} profile: not the published numbers)"
     return HTML(f'<div class="admonition graphrepro-answer" id="{anchor(chapter, "answer")}"><p class="admonition-title">The answer: {len(judged)} '
-                f'claims, {tally}</p>{head}<ul class="graphrepro-answer-claims">{items}</ul></div>')
+                f'claims, {tally}{escape(caveat)}</p>{head}<ul class="graphrepro-answer-claims">{items}</ul></div>')
+
+
+def plain_table(frame: pd.DataFrame, css: str = "") -> HTML:
+    """A DataFrame as the book's plain table: its index (named or not) as the first column of row headers, no
+    pandas header row for the index, a dash for a missing number, and every cell labelled for a phone."""
+    table = dashed(frame.reset_index() if frame.index.name or not isinstance(frame.index, pd.RangeIndex) else frame)
+    head = "".join(f"<th>{escape(str(c))}</th>" for c in table.columns)
+    body = "".join("<tr>" + f"<th>{escape(_text(r.iloc[0]))}</th>" + "".join(
+        f'<td data-label="{escape(str(c))}">{escape(_text(v))}</td>' for c, v in zip(table.columns[1:], r.iloc[1:])) + "</tr>"
+        for _, r in table.iterrows())
+    return HTML(f'<div class="table-scroll"><table class="graphrepro-grid {css}"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table></div>")
 
 
 def dashed(table: pd.DataFrame) -> pd.DataFrame:
