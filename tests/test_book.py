@@ -82,9 +82,12 @@ def test_a_rerun_reuses_records(smoke_book, tmp_path, monkeypatch):
 
 
 class _Links(HTMLParser):
+    """A page's references: ``refs`` (links and what it loads), ``loads`` (scripts, images, stylesheets) and ids."""
+
     def __init__(self):
         super().__init__()
         self.refs: list[str] = []
+        self.loads: set[str] = set()
         self.ids: set[str] = set()
 
     def handle_starttag(self, tag, attrs):
@@ -95,8 +98,10 @@ class _Links(HTMLParser):
             self.refs.append(attrs["href"])
         if tag in ("img", "script") and attrs.get("src"):
             self.refs.append(attrs["src"])
+            self.loads.add(attrs["src"])
         if tag == "link" and attrs.get("href"):
             self.refs.append(attrs["href"])
+            self.loads.add(attrs["href"])
 
 
 def _pages(smoke_book) -> list[Path]:
@@ -113,8 +118,10 @@ def test_every_internal_link_and_asset_resolves(smoke_book):
         parser.feed(page.read_text())
         for ref in parser.refs:
             url = urlparse(ref)
-            if url.scheme or ref.startswith("mailto:"):
-                assert url.scheme not in ("http", "https") or "github.com" in url.netloc, f"{page.name} loads {ref}"
+            if url.scheme or ref.startswith("mailto:"):  # a page loads nothing from outside; it may link out (a paper)
+                assert ref not in parser.loads or url.scheme not in ("http", "https") or "github.com" in url.netloc, \
+                    f"{page.name} loads {ref}"
+                assert url.scheme != "http" or "github.com" in url.netloc, f"{page.name} links to {ref} without https"
                 continue
             target = (page.parent / unquote(url.path)).resolve() if url.path else page.resolve()
             assert target.exists() and html.resolve() in target.parents, f"{page.name}: broken link {ref}"
@@ -163,6 +170,7 @@ def test_bibliography_labels_are_numbers_and_the_index_shows_each_headline_claim
     bibliography = (html / "bibliography.html").read_text()
     labels = [re.sub(r"<[^>]+>", "", m) for m in re.findall(r'<span class="label">(.*?)</span></span>', bibliography)]
     assert labels and all(re.fullmatch(r"\[\d+\]", label) for label in labels), labels[:5]
+    assert bibliography.count('href="https://arxiv.org/abs/') >= 20  # the papers link to where they can be read
     intro = (html / "intro.html").read_text()
     assert intro.count("graphrepro-headline-claims") == 1
     assert all(f'href="executed/{p.slug}.html#{p.slug}-answer"' in intro for p in pages.chapter_pages())
