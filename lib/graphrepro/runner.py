@@ -45,12 +45,15 @@ def forward_interrupts() -> Iterator[type[AsyncKernelManager]]:
     started: list[AsyncKernelManager] = []
 
     class Manager(LocalSocketKernelManager):
+        interrupted = False  # set once Ctrl-C was forwarded: whatever the cell then reports, it was interrupted
+
         def __init__(self, **kwargs: Any):
             super().__init__(**kwargs)
             started.append(self)
 
     def interrupt(signum: int, frame: Any) -> None:
         signal.signal(signal.SIGINT, previous)  # a second Ctrl-C stops this process at once
+        Manager.interrupted = True
         for manager in started:
             process = getattr(manager.provisioner, "process", None)
             if process is not None and process.poll() is None:
@@ -154,6 +157,7 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
     with page_lock(slug, output_dir), tempfile.TemporaryDirectory(dir=output_dir, prefix=f".{slug}.") as work:
         partial, events = Path(work) / f"{slug}.ipynb", Path(work) / "progress.jsonl"
         show = progress.show_progress() and not log_output
+        manager = None
         try:
             with terminal_progress(events, show), forward_interrupts() as manager, temporary_environment(
                 **{progress.EVENTS: str(events), "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
@@ -165,7 +169,9 @@ def execute(slug: str, profile: str = "standard", overrides: dict[str, Any] | No
                     kernel_manager_class=manager,
                 )
         except BaseException as err:
-            if isinstance(err, KeyboardInterrupt) or getattr(err, "ename", None) == "KeyboardInterrupt":
+            # IPython may fail to format an interrupt raised deep in torch, and report no KeyboardInterrupt
+            if isinstance(err, KeyboardInterrupt) or getattr(err, "ename", None) == "KeyboardInterrupt" \
+                    or getattr(manager, "interrupted", False):
                 raise KeyboardInterrupt from None  # Ctrl-C reaches the kernel too; the caller says what was kept
             if partial.exists():
                 failed = paths.REPO_ROOT / "_build" / "failed" / f"{slug}.ipynb"
