@@ -122,7 +122,7 @@ def answer_box(chapter: str, params: dict[str, Any], claims: list[Claim], cells:
     plural = {Verdict.HOLDS: "hold", Verdict.DOES_NOT_HOLD: "do not hold"}
     tally = ", ".join(f"{n} {plural.get(v, v)}" for v in Verdict if (n := sum(d.verdict is v for d in judged)))
     items = "".join(
-        f'<li><span class="verdict {verdict_class(_CLAIM_CELL.get(d.verdict, "none"))}">{escape(d.words)}</span> '
+        f'<li><span class="verdict {claim_class(d.verdict)}">{escape(d.words)}</span> '
         f'<a href="#{escape(anchor(chapter, d.claim.id))}">{escape(d.claim.statement)}</a></li>' for d in judged)
     cell = next((c for c in cells if c["cell"] == headline), None)  # None where the parameters leave it out
     head = "" if cell is None else (
@@ -275,13 +275,17 @@ def grouped_table(frame: pd.DataFrame, css: str, headers: list[str], row: Callab
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
-_CLAIM_CELL = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS, Verdict.NOT_DECIDED: Cell.NOT_DECIDED}  # its colour
+_CLAIM_CELL = {Verdict.HOLDS: Cell.REPRODUCED, Verdict.DOES_NOT_HOLD: Cell.DIFFERS, Verdict.NOT_DECIDED: Cell.NOT_DECIDED}
+
+
+def claim_class(verdict: str) -> str:
+    """The CSS class that colours a claim's verdict: a cell's colour for holds, does not hold and not decided."""
+    return verdict_class(_CLAIM_CELL.get(verdict, "none"))
 
 
 def _claim_cells(r: pd.Series | dict[str, Any], claim: str) -> str:
     """A claim's row cells: the claim (as given), its colour-coded verdict in words, and the evidence."""
-    word = _CLAIM_CELL.get(r["verdict"], "none")
-    return (f'<th>{claim}</th><td class="{verdict_class(word)}"><span class="verdict">{escape(r["words"])}</span></td>'
+    return (f'<th>{claim}</th><td class="{claim_class(r["verdict"])}"><span class="verdict">{escape(r["words"])}</span></td>'
             f'<td data-label="evidence">{_keep(r["evidence"])}</td>')
 
 
@@ -290,7 +294,7 @@ def headline_claims_table(rows: pd.DataFrame, folder: str = "") -> HTML:
     ``folder`` as seen from the page showing it), the verdict in words, and its headline cell, paper beside ours."""
     body = "".join(
         f'<tr><th>{_link(r, r["claim"], folder)}<span class="runs">{escape(r["chapter"])}</span></th>'
-        f'<td class="{verdict_class(_CLAIM_CELL.get(r["verdict"], "none"))}"><span class="verdict">{escape(r["words"])}</span></td>'
+        f'<td class="{claim_class(r["verdict"])}"><span class="verdict">{escape(r["words"])}</span></td>'
         f'<td data-label="paper">{escape(r["cell"])}: {_keep(r["paper"])}</td><td data-label="ours">{_keep(r["ours"])}</td></tr>'
         for _, r in rows.iterrows())
     return HTML('<div class="table-scroll"><table class="graphrepro-grid graphrepro-headline-claims"><thead><tr>'
