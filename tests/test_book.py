@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -27,8 +29,14 @@ def smoke_book(tmp_path_factory):
         shutil.copy(paths.REPO_ROOT / name, root / name)
     shutil.copytree(paths.REPO_ROOT / "book", root / "book", ignore=shutil.ignore_patterns("executed"))
     (root / "_vendor").symlink_to(build.ensure_mathjax().parent)
-    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results"), GRAPHREPRO_EXECUTED=str(root / "book" / "executed")):
-        executed = {p.slug: runner.execute(p.slug, "smoke") for p in pages.pages()}
+    with runner.temporary_environment(GRAPHREPRO_RESULTS=str(root / "results"), GRAPHREPRO_EXECUTED=str(root / "book" / "executed"),
+                                      GRAPHREPRO_WORKERS="1"):
+        # the chapters are independent: two kernels at a time, each training on one core (spawned processes, so
+        # each page's environment is its own); the computed pages read them all, so they follow
+        with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+            chapters = {p.slug: pool.submit(runner.execute, p.slug, "smoke") for p in pages.chapter_pages()}
+            executed = {slug: done.result() for slug, done in chapters.items()}
+        executed |= {p.slug: runner.execute(p.slug, "smoke") for p in pages.pages() if p.slug not in executed}
         index = build.build_book(root)
     return {"root": root, "executed": executed, "index": index}
 

@@ -534,7 +534,7 @@ def test_the_fast_step_computes_todays_function_without_dropout(model):
 
 @pytest.fixture(scope="module")
 def peptides(tmp_path_factory):
-    """Real Peptides-func, processed once for the module (the test skips where the data cannot be had)."""
+    """Real Peptides-func, processed once for the module from an empty cache (the tests skip where the data cannot be had)."""
     from graphrepro.data.registry import DataUnavailable
 
     patch = pytest.MonkeyPatch()
@@ -545,6 +545,14 @@ def peptides(tmp_path_factory):
         pytest.skip(str(err))
     finally:
         patch.undo()
+
+
+@pytest.mark.slow
+def test_real_peptides_func_matches_the_lrgb_paper(peptides):
+    """The fixture processed all 15,535 molecules into an empty cache, where the loader asserts the paper's statistics."""
+    assert [len(peptides[k]) for k in lrgb.lrgb_data.SPLITS] == list(lrgb.lrgb_data.STATS.split)
+    assert sum(g.num_nodes for part in peptides.values() for g in part) == lrgb.lrgb_data.STATS.nodes
+    assert peptides["train"][0].x.shape[1] == 9 and peptides["train"][0].y.shape == (1, 10)
 
 
 @pytest.mark.parametrize("model,base", [("GCN", "lrgb"), ("GCN", "tuned"), ("GINE", "tuned"), ("GatedGCN", "tuned"), ("GPS", "tuned")])

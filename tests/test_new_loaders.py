@@ -215,13 +215,3 @@ def test_holdout_valid_is_a_partition():
     assert len(valid) == 10 and not set(train) & set(valid) and set(train) | set(valid) == set(range(100, 150))
 
 
-@pytest.mark.slow
-def test_real_peptides_func_matches_the_lrgb_paper():
-    """Processes all 15,535 molecules (about a minute); the loader asserts the paper's statistics."""
-    try:
-        split = lrgb.load_peptides_func(progress=False)
-    except DataUnavailable as err:
-        pytest.skip(str(err))
-    assert [len(split[k]) for k in lrgb.SPLITS] == list(lrgb.STATS.split)
-    assert sum(g.num_nodes for part in split.values() for g in part) == lrgb.STATS.nodes
-    assert split["train"][0].x.shape[1] == 9 and split["train"][0].y.shape == (1, 10)

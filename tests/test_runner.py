@@ -188,6 +188,41 @@ def test_the_kernels_own_log_stays_off_our_stderr(manager):
     assert ("caught in kernel" in done.stderr) == (manager != "ours")
 
 
+@pytest.mark.slow
+def test_two_kernels_started_at_once_from_one_folder_keep_their_own_sockets(tmp_path, monkeypatch):
+    """jupyter_client's IPC sockets default to "kernel-ipc-1".."-5" in the working folder: two pages executed at once
+    from one folder then spoke to each other's kernel ("Invalid Signature"). Each kernel answers with its own pid,
+    and leaves nothing behind after shutdown."""
+    import asyncio
+
+    from graphrepro.runner import LocalSocketKernelManager
+
+    monkeypatch.chdir(tmp_path)
+
+    async def pid_of(manager: LocalSocketKernelManager) -> int:
+        client, printed = manager.client(), []
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            await client.execute_interactive("import os; print(os.getpid())", timeout=60,
+                                             output_hook=lambda m: printed.append(m["content"].get("text", "")))
+            return int("".join(printed))
+        finally:
+            client.stop_channels()
+
+    async def both() -> tuple[list[int], list[LocalSocketKernelManager]]:
+        managers = [LocalSocketKernelManager(kernel_name="python3") for _ in range(2)]
+        await asyncio.gather(*(m.start_kernel() for m in managers))
+        try:
+            return await asyncio.gather(*(pid_of(m) for m in managers)), managers
+        finally:
+            await asyncio.gather(*(m.shutdown_kernel(now=True) for m in managers))
+
+    pids, managers = asyncio.run(both())
+    assert pids == [m.provisioner.pid for m in managers] and len(set(pids)) == 2
+    assert not any(os.path.exists(m._sockets) for m in managers) and not list(tmp_path.iterdir())
+
+
 # chapter: smoke-profile parameters that keep its grid small. Chapter 1's Ctrl-C is tested above; chapter 4
 # would spend minutes building Peptides-func in a fresh cache before its first record, so its interrupted
 # run is tested where it matters, continuing from its checkpoint (tests/test_lrgb_chapter.py).

@@ -32,6 +32,15 @@ class LocalSocketKernelManager(AsyncKernelManager):
 
     def __init__(self, **kwargs: Any):
         super().__init__(transport="ipc", **kwargs)
+        # jupyter_client names IPC sockets "kernel-ipc-1" .. "-5" in the working folder, so two kernels started at
+        # once from one folder shared sockets (and failed with "Invalid Signature"); each gets a folder of its own
+        self._sockets = tempfile.mkdtemp(prefix="graphrepro-kernel-")
+        self.ip = os.path.join(self._sockets, "kernel")
+
+    def cleanup_ipc_files(self) -> None:
+        super().cleanup_ipc_files()
+        with contextlib.suppress(OSError):
+            os.rmdir(self._sockets)
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         return super().format_kernel_cmd([*(extra_arguments or []), "--IPKernelApp.log_level=CRITICAL"])

@@ -5,6 +5,7 @@ only after its sha256 matches the registry's pin."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -101,13 +102,20 @@ def process(csv_gz: Path, split_path: Path, split_spec: RemoteFile, stats: Pepti
     tag = (file_digest(Path(csv_gz), "sha256")[:12] + file_digest(Path(split_path), "sha256")[:12])
     cached = cache / f"peptides_func_{tag}.npz"
     if cached.exists():
-        with np.load(cached, allow_pickle=False) as npz:
-            return dict(npz)
+        return dict(_read_cached(cached, cached.stat().st_mtime_ns))
     smiles, labels = read_labels(csv_gz)
     arrays = {**smiles_to_arrays(smiles, progress), "y": labels, **read_split(split_path, split_spec)}
     check(arrays, stats)
     paths.write_atomically(cached, lambda tmp: np.savez_compressed(tmp, **arrays))
     return arrays
+
+
+@functools.lru_cache(maxsize=1)
+def _read_cached(cached: Path, mtime_ns: int) -> dict[str, np.ndarray]:
+    """The cached arrays, decompressed once per process (a page's grid prepares several batches; the arrays are only
+    read, never written in place); the file's mtime is part of the key, so a rebuilt cache file is read anew."""
+    with np.load(cached, allow_pickle=False) as npz:
+        return dict(npz)
 
 
 def graphs(arrays: dict[str, np.ndarray]) -> dict[str, list[Data]]:
