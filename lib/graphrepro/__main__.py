@@ -210,11 +210,11 @@ def _book(args: argparse.Namespace) -> int:
 
 
 def _data() -> int:
-    from graphrepro.data import DATASETS, dataset_status  # the registry: only `data` needs it
+    from graphrepro.data import DATASETS, Availability, dataset_status  # the registry: only `data` needs it
 
     statuses = [dataset_status(name) for name in DATASETS]
     _print([{**s, "reason": s["reason"].splitlines()[0] if s["reason"] else ""} for s in statuses])
-    refused = [s for s in statuses if s["status"] == "refused"]
+    refused = [s for s in statuses if s["status"] is Availability.REFUSED]
     for status in refused:
         print(f"\n{status['dataset']}: {status['reason']}")
     return 1 if refused else 0

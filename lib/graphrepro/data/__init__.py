@@ -2,22 +2,26 @@
 
 from graphrepro.data.registry import (
     DATASETS,
+    Availability,
     ChecksumMismatch,
     DatasetSpec,
     DataUnavailable,
     RemoteFile,
     dataset_status,
+    is_available,
     resolve,
     resolve_dataset,
 )
 
 __all__ = [
     "DATASETS",
+    "Availability",
     "ChecksumMismatch",
     "DataUnavailable",
     "DatasetSpec",
     "RemoteFile",
     "dataset_status",
+    "is_available",
     "resolve",
     "resolve_dataset",
 ]

@@ -21,7 +21,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     SEARCH_SEED,
     SPACE,
 )
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.registry import is_available
 from graphrepro.experiments import fair_eval
 from graphrepro.grid import default_workers, fan_out, run_grid
 from graphrepro.train import resolve_device
@@ -29,7 +29,7 @@ from graphrepro.train import resolve_device
 
 def available(params: dict[str, Any]) -> list[str]:
     """The chosen datasets whose files can be had."""
-    return [d for d in params["datasets"] if dataset_status(d)["status"] == "available"]
+    return [d for d in params["datasets"] if is_available(d)]
 
 
 def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fold: int) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from graphrepro import catalog, cells, store
 from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, CHAPTER, MAIN_MODELS
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.registry import is_available
 from graphrepro.experiments import hgb
 from graphrepro.grid import run_grid
 
@@ -47,7 +47,7 @@ def sampled(params: dict[str, Any], dataset: str, paths: list[str] | None = None
 
 def available(params: dict[str, Any]) -> list[str]:
     """The chosen datasets whose files can be had."""
-    return [d for d in params["datasets"] if dataset_status(f"hgb_{d.lower()}")["status"] == "available"]
+    return [d for d in params["datasets"] if is_available(f"hgb_{d.lower()}")]
 
 
 def main_configs(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from graphrepro.chapters.hgcn_mlp_bug.paper import (
     TASK_SETTINGS,
     TREE_MODELS,
 )
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.registry import Availability, dataset_status
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
 
@@ -26,7 +26,7 @@ from graphrepro.grid import run_grid
 def unavailable(task: str) -> str | None:
     """Why a task's dataset cannot be had here (None when it can)."""
     status = dataset_status(task.split("/")[0])
-    return status["reason"] if status["status"] != "available" else None
+    return status["reason"] if status["status"] is not Availability.AVAILABLE else None
 
 
 def run_variant(model: str, variant: str, task: str) -> str:

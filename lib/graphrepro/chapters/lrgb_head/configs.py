@@ -22,14 +22,14 @@ from graphrepro.chapters.lrgb_head.paper import (
     LONG_PAIR,
     STAGES,
 )
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.registry import is_available
 from graphrepro.experiments import lrgb
 from graphrepro.grid import run_grid
 
 
 def available() -> bool:
     """Whether Peptides-func's files can be had."""
-    return dataset_status("peptides_func")["status"] == "available"
+    return is_available("peptides_func")
 
 
 def config(params: dict[str, Any], model: str, stage: str, seed: int, epochs: int | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from graphrepro import catalog, store
 from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, LARGE_KGS
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.registry import is_available
 from graphrepro.experiments import Experiment, kg, linkpred
 from graphrepro.grid import run_grid
 
@@ -27,7 +27,7 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     its own epoch budget on the small ones), every seed."""
     out = []
     for dataset in params["kgs"]:
-        if dataset in LARGE_KGS and dataset_status(dataset)["status"] != "available":
+        if dataset in LARGE_KGS and not is_available(dataset):
             continue
         for model in params["kg_models"]:
             if dataset in LARGE_KGS and model == "TuckER" and not params["tucker_on_large"]:
