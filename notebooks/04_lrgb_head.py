@@ -49,7 +49,7 @@ from myst_nb import glue
 
 from graphrepro import pages, report
 from graphrepro.chapters.lrgb_head import claims, configs, figures, paper, tables
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.availability import dataset_status
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
 report.set_style()

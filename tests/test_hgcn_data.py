@@ -11,7 +11,7 @@ import scipy.sparse as sp
 import torch
 
 from graphrepro.data import DataUnavailable, hgcn
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.availability import dataset_status
 
 
 def _write_disease(folder, name, n_feats=7):

@@ -15,11 +15,11 @@ import pytest
 
 from graphrepro.data import hgb, kg, lrgb, splits
 from graphrepro.data.archive import UnsafeArchive, member_names
+from graphrepro.data.availability import Availability, dataset_status
 from graphrepro.data.registry import (
     ChecksumMismatch,
     DataUnavailable,
     RemoteFile,
-    dataset_status,
 )
 
 from fixtures import write_fixture
@@ -178,7 +178,7 @@ def test_pykeen_shipped_graphs_load_offline():
 
 def test_data_lists_every_chapters_datasets():
     for name in ("hgb_dblp", "hgb_acm", "hgb_imdb", "peptides_func", "wn18rr", "fb15k237", "nations", "kinships", "umls"):
-        assert dataset_status(name)["status"] in ("available", "unavailable")
+        assert dataset_status(name)["status"] in (Availability.AVAILABLE, Availability.UNAVAILABLE)
 
 
 LABELS = np.repeat(np.arange(4), [50, 30, 15, 5])

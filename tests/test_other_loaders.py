@@ -12,7 +12,7 @@ import torch
 
 from graphrepro.data import DataUnavailable
 from graphrepro.data.planetoid import PARTS, planetoid_data
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.availability import dataset_status
 from graphrepro.data.wikivitals import wikivitals_data
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from graphrepro import paths
 from graphrepro.data import hgb, kg, lrgb, registry
+from graphrepro.data.availability import Availability, dataset_status
 from graphrepro.data.registry import ChecksumMismatch, DataUnavailable, RemoteFile, resolve
 
 
@@ -83,10 +84,10 @@ def test_git_blob_checksum_matches_git(tmp_path):
 
 
 def test_known_unobtainable_file_gives_its_reason(tmp_path):
-    status = registry.dataset_status("disease_nc")
-    if status["status"] == "available":
+    status = dataset_status("disease_nc")
+    if status["status"] is Availability.AVAILABLE:
         pytest.skip("disease_nc features are present on this machine")
-    assert status["status"] == "unavailable" and "feats.npz" in status["reason"]
+    assert status["status"] is Availability.UNAVAILABLE and "feats.npz" in status["reason"]
 
 
 def test_every_registered_file_is_pinned():
@@ -99,9 +100,9 @@ def test_every_registered_file_is_pinned():
 @pytest.mark.skipif(not registry.DATASETS or not __import__("graphrepro.paths").paths.mirror_dirs(), reason="no data mirror")
 def test_mirror_files_match_their_pins():
     """Every file the mirror holds verifies against the registry (this is the check CI relies on)."""
-    statuses = [registry.dataset_status(name) for name in registry.DATASETS]
-    assert not [s for s in statuses if s["status"] == "refused"]
-    assert {s["dataset"] for s in statuses if s["status"] == "available"} >= {"disease_lp", "airport"}
+    statuses = [dataset_status(name) for name in registry.DATASETS]
+    assert not [s for s in statuses if s["status"] is Availability.REFUSED]
+    assert {s["dataset"] for s in statuses if s["status"] is Availability.AVAILABLE} >= {"disease_lp", "airport"}
 
 
 def test_corrupt_cache_copy_falls_back_to_mirror_and_is_replaced(tmp_path):

@@ -1,14 +1,12 @@
 """Datasets: the registry of pinned upstream files and the loaders that turn them into PyG objects."""
 
+from graphrepro.data.availability import Availability, dataset_status, is_available
 from graphrepro.data.registry import (
     DATASETS,
-    Availability,
     ChecksumMismatch,
     DatasetSpec,
     DataUnavailable,
     RemoteFile,
-    dataset_status,
-    is_available,
     resolve,
     resolve_dataset,
 )

@@ -7,7 +7,6 @@ import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,14 +26,6 @@ WIKIVITALS = (
     "https://raw.githubusercontent.com/ToineSayan/wikivitals-lvl5-04-2022/e88115f6bfe211c9bfae4c291a2eff713297e07f"
     "/dataset/txt"
 )
-
-
-class Availability(StrEnum):
-    """Whether a dataset can be had here (``dataset_status``)."""
-
-    AVAILABLE = "available"
-    UNAVAILABLE = "unavailable"
-    REFUSED = "refused"  # a file is there but fails its checksum
 
 
 class DataUnavailable(RuntimeError):
@@ -385,24 +376,3 @@ def resolve_dataset(name: str, **kwargs) -> dict[str, Path]:
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
     return {Path(f.path).name: resolve(f, **kwargs) for f in DATASETS[name].files}
-
-
-def is_available(name: str) -> bool:
-    """Whether every file of dataset ``name`` is here and verified (no download)."""
-    return dataset_status(name)["status"] is Availability.AVAILABLE
-
-
-def dataset_status(name: str) -> dict[str, str]:
-    """Whether a dataset is available now, where it was found, or why it is not (no download)."""
-    spec = DATASETS[name]
-    try:
-        found = resolve_dataset(name, allow_download=False)
-    except DataUnavailable as err:
-        reason = spec.unavailable_reason or str(err).splitlines()[0]
-        return {"dataset": name, "status": Availability.UNAVAILABLE, "where": "", "reason": reason}
-    except ChecksumMismatch as err:
-        return {"dataset": name, "status": Availability.REFUSED, "where": "", "reason": str(err)}
-    folders = sorted({str(p.parent) for p in found.values()})
-    return {"dataset": name, "status": Availability.AVAILABLE, "where": "; ".join(folders) or f"inside the package ({spec.source})",
-            "reason": ""}
-

@@ -21,7 +21,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     SEARCH_SEED,
     SPACE,
 )
-from graphrepro.data.registry import is_available
+from graphrepro.data.availability import is_available
 from graphrepro.experiments import fair_eval
 from graphrepro.grid import default_workers, fan_out, run_grid
 from graphrepro.train import resolve_device

@@ -12,7 +12,7 @@ from graphrepro import report
 from graphrepro.chapters.han_vs_gat.configs import available
 from graphrepro.chapters.han_vs_gat.paper import CHAPTER, FREEBASE, LABELS
 from graphrepro.chapters.han_vs_gat.tables import Tables
-from graphrepro.data.registry import dataset_status
+from graphrepro.data.availability import dataset_status
 from graphrepro.verdicts import Cell, Claim, Evidence, Headline, compare, tally
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from graphrepro import catalog, cells, store
 from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, CHAPTER, MAIN_MODELS
-from graphrepro.data.registry import is_available
+from graphrepro.data.availability import is_available
 from graphrepro.experiments import hgb
 from graphrepro.grid import run_grid
 

@@ -18,7 +18,7 @@ from graphrepro.chapters.hgcn_mlp_bug.paper import (
     TASK_SETTINGS,
     TREE_MODELS,
 )
-from graphrepro.data.registry import Availability, dataset_status
+from graphrepro.data.availability import Availability, dataset_status
 from graphrepro.experiments import hgcn
 from graphrepro.grid import run_grid
 

@@ -22,7 +22,7 @@ from graphrepro.chapters.lrgb_head.paper import (
     LONG_PAIR,
     STAGES,
 )
-from graphrepro.data.registry import is_available
+from graphrepro.data.availability import is_available
 from graphrepro.experiments import lrgb
 from graphrepro.grid import run_grid
 

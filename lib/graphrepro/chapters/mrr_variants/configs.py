@@ -11,7 +11,7 @@ import pandas as pd
 
 from graphrepro import catalog, store
 from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, LARGE_KGS
-from graphrepro.data.registry import is_available
+from graphrepro.data.availability import is_available
 from graphrepro.experiments import Experiment, kg, linkpred
 from graphrepro.grid import run_grid
 
