@@ -26,6 +26,7 @@ profile = "standard"
 
 # %% tags=["hide-input"]
 from IPython.display import display
+from myst_nb import glue
 
 from graphrepro import pages, provenance, report
 
@@ -52,6 +53,23 @@ provenance.build_environment()
 report.plain_table(provenance.record_counts())
 
 # %% [markdown]
+# ## The last verify
+#
+# `python -m graphrepro verify --sample N` re-trains N committed records drawn at random (those made from
+# uncommitted code first) and keeps what it found in `results/verify.json`, committed beside the records.
+# The committed one ran {glue:text}`repro_verify_where`. *Identical*: every metric equal to the last bit
+# (same packages, device and CPU as the record); *within tolerance*: another environment, each score within
+# its metric's tolerance.
+
+# %% tags=["hide-input"]
+where, checked = provenance.verify_result()
+glue("repro_verify_where", where, display=False)
+if len(checked):
+    display(report.plain_table(checked))
+
+# %% [markdown]
+# ## Where the records were made
+#
 # The environments that produced the records: per chapter, device, CPU (records made before the CPU was
 # recorded say so) and the versions of torch and PyG, how many runs and from how many commits. Every
 # record names its full package set and commit; `python -m graphrepro verify --digests` checks them all.

@@ -36,6 +36,21 @@ def test_rerun_matches_exactly(one_record):
     assert result["metric"].startswith(("val_", "test_")) and result["problem"] == ""
 
 
+def test_a_check_of_named_records_is_kept_for_the_reproducibility_page(one_record, isolated_store):
+    """`verify KEY` keeps its result in results/verify.json (a --local sample does not); Reproducibility counts it."""
+    from graphrepro import provenance
+
+    key = store.read_record(one_record)["key"]
+    assert main(["verify", "--local", "--sample", "1", "--chapter", CHAPTER]) == 0
+    assert provenance.verify_result()[1].empty and not (isolated_store / "verify.json").exists()
+    assert main(["verify", key]) == 0
+    report = json.loads((isolated_store / "verify.json").read_text())
+    assert [(c["chapter"], c["key"], c["ok"], c["mode"]) for c in report["checks"]] == [(CHAPTER, key, True, "exact")]
+    assert report["commit"] and report["cpu"] == environment.cpu()
+    where, table = provenance.verify_result()
+    assert report["date"] in where and table.loc[CHAPTER].to_dict() == {"re-trained": 1, "identical": 1, "within tolerance": 0, "differ": 0}
+
+
 @pytest.mark.slow
 def test_tampered_record_fails_naming_metric_values_and_digest(one_record, capsys):
     record = json.loads(one_record.read_text())

@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     book.add_argument("--no-execute", action="store_true", help="only build from executed notebooks")
     _training_options(book)
     sub.add_parser("data", help="every dataset: available (and where) or unavailable (and why)")
-    verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records")
+    verify = sub.add_parser("verify", help="re-run recorded runs and compare with their records (a check of committed "
+                                           "records is kept in results/verify.json, which Reproducibility shows)")
     verify.add_argument("keys", nargs="*", help="keys of the records to check (default: a random sample)")
     verify.add_argument("--sample", type=int, default=3, help="how many records to draw at random")
     verify.add_argument("--local", action="store_true",
@@ -247,6 +248,8 @@ def _verify(args: argparse.Namespace) -> int:
         print("no records to verify" + ("" if args.local else " (committed standard-profile records; --local for others)"))
         return 1
     results = [verify.check(r, args.tolerance) for r in tqdm(picked, desc="verify", unit="run")]
+    if not args.local:  # a check of committed records: the result Reproducibility shows
+        verify.save_report(results, args.tolerance)
     _print(results)
     bad = sum(not r["ok"] for r in results)
     print(f"\n{len(results) - bad} of {len(results)} re-runs match their records")

@@ -72,6 +72,19 @@ def _why_kept(reason: str | None) -> str:
     return "re-trained: its re-run differs beyond tolerance (results/uncommitted.json says by how much)"
 
 
+def verify_result() -> tuple[str, pd.DataFrame]:
+    """The committed ``verify`` report (``results/verify.json``): where and when it ran, in words, and per chapter
+    how many records it re-trained, how many came out identical, within tolerance, or different."""
+    report = verify.last_report()
+    if report is None:
+        return "nowhere yet (no verify result is committed)", pd.DataFrame()
+    where = (f"{report['date']}, commit {report['commit'][:12]}, on {report['cpu']} with torch {report['torch']} "
+             f"and PyG {report['torch_geometric']}; tolerance: {report['tolerance']}")
+    rows = [{"chapter": c["chapter"], "re-trained": 1, "identical": int(c["ok"] and c["mode"] == "exact"),
+             "within tolerance": int(c["ok"] and c["mode"] != "exact"), "differ": int(not c["ok"])} for c in report["checks"]]
+    return where, pd.DataFrame(rows).groupby("chapter", sort=False).sum()
+
+
 def run_environments() -> pd.DataFrame:
     """Per chapter, device, CPU and the versions of torch and PyG: how many current records, from how many
     commits (one row per environment, so the table stays short whatever the number of records)."""

@@ -6,6 +6,7 @@ import json
 import math
 import random
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from typing import Any
 
 from graphrepro import catalog, pages, paths, sources, store
@@ -127,6 +128,31 @@ def compare(record: dict[str, Any], rerun: dict[str, Any], unknown: str | None =
         "ok": not problems,
         "problem": "; ".join(problems),
     }
+
+
+REPORT = "verify.json"  # under results/: what the last `verify --sample` or `verify KEY` re-trained, and found
+
+
+def save_report(rows: list[dict[str, Any]], tolerance: float | None = None) -> None:
+    """Keep a check's rows, each with its chapter, and the commit, CPU and packages it ran with, as
+    ``results/verify.json``: committed, it is the verify result the Reproducibility page shows."""
+    versions = package_versions()
+    report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "commit": sources.git_commit(), "cpu": cpu(),
+              "torch": versions.get("torch"), "torch_geometric": versions.get("torch-geometric"),
+              "tolerance": "each metric's" if tolerance is None else tolerance,
+              "checks": [{"chapter": chapter_of(row["key"]), **row} for row in rows]}
+    paths.write_atomically(paths.results_dir() / REPORT, lambda tmp: tmp.write_text(json.dumps(report, indent=1) + "\n"))
+
+
+def last_report() -> dict[str, Any] | None:
+    """The report ``save_report`` kept last, or None."""
+    path = paths.results_dir() / REPORT
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def chapter_of(key: str) -> str | None:
+    """The chapter whose store holds the record ``key``."""
+    return next((slug for slug in chapter_slugs() if store.record_path(slug, key).exists()), None)
 
 
 UNCOMMITTED = "uncommitted.json"  # under results/: the records made from uncommitted code that stay, and why
