@@ -67,9 +67,10 @@ report.parameters_table(params)
 # %% [markdown]
 # ## What the papers report
 #
-# PCQM-Contact, tuned GPS (Tönshoff et al., mean ± std over 4 runs): raw MRR 0.3498 ± 0.0005,
-# extended-filtered 0.4703 ± 0.0014; filtering adds about 3 points and removing self-loops about 10 more,
-# and the order of the models changes. PCQM-Contact is not obtainable here, so we measure the same
+# PCQM-Contact, tuned GPS (Tönshoff et al., mean ± std over 4 runs): {glue:text}`mrr_variants_pcqm`;
+# filtering adds about 3 points and removing self-loops about 10 more, and the order of the models changes.
+# MRR, Hits@10 and the adjusted metrics are shown × 100 everywhere on this page (ranks, AMR and z-scores as
+# they are). PCQM-Contact is not obtainable here, so we measure the same
 # variants on within-graph link prediction.
 #
 # (mrr-variants-worked-example)=
@@ -162,7 +163,7 @@ tables.published_beside_ours(kgs_frame, params)
 
 # %% [markdown]
 # MRR falls as queries get more candidates, while the adjusted metrics are on one scale for every
-# dataset (0 is chance, 1 is perfect); the z-scores grow with the number of queries, so a small
+# dataset (0 is chance, 100 is perfect); the z-scores grow with the number of queries, so a small
 # dataset's high MRR can be less significant than a large one's low MRR.
 
 # %% tags=["hide-input"]
@@ -195,7 +196,7 @@ report.verdict_table("mrr-variants", judged)
 # %% [markdown]
 # ## Findings
 #
-# * The worked example reproduces the note's 0.417, 0.5 and 1.0 from the library.
+# * The worked example reproduces the note's {glue:text}`mrr_variants_example` (MRR × 100) from the library.
 # * How much the variant moves MRR (× 100, mean over encoders and seeds): {glue:text}`mrr_variants_shifts`. On
 #   PCQM-Contact, filtering added about 3 points and removing self-loops about 10 more. The variant
 #   reorders the encoders on {glue:text}`mrr_variants_reordered` graph(s).

@@ -29,6 +29,9 @@ from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
 from graphrepro.report import fmt, mean_std
 
+PER_HUNDRED = ("mrr", "hits_at_k", "amri", "amrr", "ahk")  # shown × 100 everywhere on the page; ranks, AMR and z-scores as they are
+SCALE = "×100"
+
 
 def worked_example() -> pd.DataFrame:
     """The note's example computed by the library: MRR of the two true tails, each variant, beside the note's numbers."""
@@ -42,8 +45,8 @@ def worked_example() -> pd.DataFrame:
         ranks = ranking.ranks_from_scores(scores, target, exclude)["realistic"]
         rows.append({"variant": VARIANT_LABELS[variant], "candidates removed": {"raw": "none", "filtered": "the other true tail",
                      "extended": "the other true tail and the head itself"}[variant],
-                     "ranks of t1, t2": ", ".join(f"{r:g}" for r in ranks), "MRR (ours)": round(ranking.mrr(ranks), 3),
-                     "MRR (note)": EXAMPLE_PAPER[variant]})
+                     "ranks of t1, t2": ", ".join(f"{r:g}" for r in ranks), f"MRR {SCALE} (ours)": round(100 * ranking.mrr(ranks), 1),
+                     f"MRR {SCALE} (note)": 100 * EXAMPLE_PAPER[variant]})
     return pd.DataFrame(rows).set_index("variant")
 
 
@@ -97,7 +100,7 @@ def variant_table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         for variant in linkpred.VARIANTS:
             row[VARIANT_LABELS[variant]] = fmt(*mean_std(part[part.variant == variant]["MRR, per-query mean"])[:2])
         rows.append(row)
-    return pd.DataFrame(rows).set_index(["graph", "encoder"])
+    return pd.DataFrame(rows).set_index(["graph", "encoder"]).rename_axis(columns=f"MRR {SCALE}")
 
 
 def orders(frame: pd.DataFrame) -> pd.DataFrame:
@@ -120,12 +123,13 @@ def shift_table(frame: pd.DataFrame) -> pd.DataFrame:
                      "+ no self-loops": means["extended"] - means["filtered"], "+ both": means["extended"] - means["raw"]})
     rows.append({"data": PAPER_SHIFT_ROW, "raw": 100 * PAPER_PCQM["raw"][0], "+ filtering": math.nan,
                  "+ no self-loops": math.nan, "+ both": 100 * (PAPER_PCQM["extended"][0] - PAPER_PCQM["raw"][0])})
-    return pd.DataFrame(rows).set_index("data").round(2)
+    return pd.DataFrame(rows).set_index("data").round(1).rename_axis(columns=f"MRR {SCALE}")
 
 
 def tie_table(candidates: int = 2708, queries: int = 500, levels: tuple[int | None, ...] = (None, 2, 10)) -> pd.DataFrame:
     """MRR of a model whose scores are constant (None) or take only a few distinct values, under each tie rule
-    and under an unstable argsort, beside random ranks' expected MRR and the realistic ranks' AMRI (0 is chance)."""
+    and under an unstable argsort, beside random ranks' expected MRR and the realistic ranks' AMRI (0 is chance),
+    all × 100."""
     rng = np.random.default_rng(0)
     rows = []
     for level in levels:
@@ -137,7 +141,7 @@ def tie_table(candidates: int = 2708, queries: int = 500, levels: tuple[int | No
                      **{f"MRR, {rule}": ranking.mrr(r[rule]) for rule in ("optimistic", "realistic", "pessimistic")},
                      "MRR, argsort": ranking.mrr(sorted_ranks), "E[MRR], random ranks": ranking.expectation("mrr", r["num_candidates"]),
                      "AMRI, realistic": ranking.metric("amri", r["realistic"], r["num_candidates"])})
-    return pd.DataFrame(rows).set_index("scores").T.round(4)  # a column per model: fits a phone
+    return (100 * pd.DataFrame(rows).set_index("scores").T).round(2).rename_axis(SCALE)  # a column per model: fits a phone
 
 
 def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
@@ -160,11 +164,16 @@ def kg_frame(runs: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(_order=order).sort_values(["_order", "seed"]).drop(columns="_order").reset_index(drop=True)
 
 
+def pykeen_gaps(frame: pd.DataFrame) -> pd.Series:
+    """Largest |ours - pykeen| over every run, per metric, on this page's scale (``PER_HUNDRED`` × 100)."""
+    return pd.Series({name: (100 if column in PER_HUNDRED else 1) * float((frame[column] - frame[f"pykeen {name}"]).abs().max())
+                      if len(frame) else math.nan for name, column in kg.PYKEEN_METRICS.items()}, name="largest |ours - pykeen|")
+
+
 def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
-    """Largest |ours - pykeen| over every run, per metric."""
-    return pd.DataFrame([{"metric": name, "runs": len(frame),
-                          "largest |ours - pykeen|": float((frame[column] - frame[f"pykeen {name}"]).abs().max()) if len(frame) else math.nan}
-                         for name, column in kg.PYKEEN_METRICS.items()]).set_index("metric")
+    """``pykeen_gaps`` as the page shows it: per metric, the runs compared and the largest gap to two digits."""
+    gaps = pykeen_gaps(frame)
+    return pd.DataFrame({"runs": len(frame), gaps.name: [f"{g:.1e}" if g else "0" for g in gaps]}, index=gaps.index.rename("metric"))
 
 
 def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
@@ -173,7 +182,11 @@ def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
     if not len(frame):
         return pd.DataFrame()
     columns = list(KG_GROUPS[group])
-    return frame.groupby(["dataset", "model"], sort=False)[columns].mean().rename(columns=KG_SHORT).round(3)
+    means = frame.groupby(["dataset", "model"], sort=False)[columns].mean()
+    means[[c for c in columns if c in PER_HUNDRED]] *= 100
+    digits = {c: 3 if c == "amr" else 1 for c in columns}  # AMR is a ratio to chance; the rest resolve to a tenth
+    names = {c: f"{KG_SHORT[c]} {SCALE}" if c in PER_HUNDRED else KG_SHORT[c] for c in columns}
+    return (means.round(digits) + 0.0).rename(columns=names)  # + 0.0: no "-0.0"
 
 
 def published_beside_ours(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -195,7 +208,7 @@ def published_beside_ours(frame: pd.DataFrame, params: dict[str, Any]) -> pd.Dat
                      "negatives": f"{negatives:,} → {config.get('negatives', negatives):,}"})
     if not rows:
         return pd.DataFrame({"": ["no knowledge graph of these parameters follows a configuration published for it"]}, index=[""])
-    return pd.DataFrame(rows).set_index(["dataset", "model"])
+    return pd.DataFrame(rows).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
 
 
 def kg_legend() -> pd.DataFrame:
@@ -214,7 +227,7 @@ def size_correlations(frame: pd.DataFrame) -> pd.DataFrame:
     for m in KG_METRICS:
         rho = spearmanr(cells["candidates"], cells[m]).statistic if len(cells) > 2 and cells["candidates"].nunique() > 1 else math.nan
         rows.append({"metric": ranking.RANK_METRICS[m].label.replace("Hits@k", "Hits@10"), "Spearman ρ with candidates": rho})
-    return pd.DataFrame(rows).set_index("metric").round(3)
+    return pd.DataFrame(rows).set_index("metric").round(2)
 
 
 class Tables(cells.Tables):
