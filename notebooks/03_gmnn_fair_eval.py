@@ -109,7 +109,7 @@ assessment = configs.run(params)
 # %% tags=["hide-input"]
 sparse = tables.table(assessment, params, "sparse").assign(column=lambda t: t.kind.str.replace("sparse_", "") + " training set")
 for dataset, cells in sparse.groupby("dataset", sort=False):
-    display(report.verdict_grid(cells, "model", "column", tables.caption(dataset)))
+    display(report.verdict_grid(cells, "model", "column", tables.caption(dataset), corner=dataset))
 
 # %% [markdown]
 # Table 4, dense training sets:
@@ -117,7 +117,7 @@ for dataset, cells in sparse.groupby("dataset", sort=False):
 # %% tags=["hide-input"]
 dense = tables.table(assessment, params, "dense")
 report.verdict_grid(dense.assign(column=dense.dataset), "model", "column", "Pubmed and WikiVitals: the paper's numbers only; "
-                    "their data is not obtainable here")
+                    "their data is not obtainable here", corner="dense")
 
 # %% [markdown]
 # ## Is GMNN's gain significant?

@@ -9,7 +9,7 @@ from scipy.stats import ttest_rel
 
 from graphrepro import catalog, pages
 from graphrepro.chapters.gmnn_fair_eval import claims, configs, paper, tables
-from graphrepro.verdicts import decisions
+from graphrepro.verdicts import Cell, decisions
 
 
 def test_paper_numbers_are_read_into_their_cells():
@@ -46,7 +46,9 @@ def test_tables_and_verdicts_follow_the_records():
     assert gcn["mean"] == pytest.approx(80.3) and gcn.folds == 2
     # the paper's 80.78 ± 2.58 over its ten folds: the gap's 95% interval (-2.3, 1.4) straddles the 2-point tolerance
     assert gcn.verdict == "not decided (inside the noise)"
-    assert set(long[long.dataset == "pubmed"].ours) == {"unavailable: Pubmed: ind.pubmed.allx is not in the mirror"}  # paper-only rows
+    pubmed = long[long.dataset == "pubmed"]  # paper-only rows: no number of ours, the reason once, in the caption
+    assert set(pubmed.ours) == {"–"} and set(pubmed.verdict) == {Cell.UNAVAILABLE}
+    assert tables.caption("pubmed") == "Pubmed: ind.pubmed.allx is not in the mirror (the paper's numbers only)" and not tables.caption("cora")
     assert set(long[long.dataset == "pubmed"].verdict) == {"unavailable"}
     sig = tables.significance(runs, params).iloc[0]
     expected = ttest_rel([82.3, 83.3], [80.3, 80.3], alternative="greater").pvalue

@@ -350,9 +350,10 @@ def _keep(text: str) -> str:
     return escape(text).replace(" ± ", "\u00a0±\u00a0")
 
 
-def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -> HTML:
+def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "", corner: str = "") -> HTML:
     """A compact, colour-coded table: ``row`` values down, ``column`` values across, and in each cell the
-    paper's number, ours and the verdict (columns ``paper``, ``ours``, ``verdict`` of ``long``)."""
+    paper's number, ours and the verdict (columns ``paper``, ``ours``, ``verdict`` of ``long``); ``corner`` names
+    the table in its top-left cell (one of several grids), ``caption`` goes under it."""
     columns = list(dict.fromkeys(long[column]))
     rows = list(dict.fromkeys(long[row]))
     cells = {(r[row], r[column]): r for _, r in long.iterrows()}
@@ -373,5 +374,5 @@ def verdict_grid(long: pd.DataFrame, row: str, column: str, caption: str = "") -
             )
         body.append(f"<tr><th>{escape(str(name))}</th>{''.join(tds)}</tr>")
     title = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return HTML(f'<div class="table-scroll"><table class="graphrepro-grid">{title}<thead><tr><th></th>{head}</tr></thead>'
+    return HTML(f'<div class="table-scroll"><table class="graphrepro-grid">{title}<thead><tr><th>{escape(corner)}</th>{head}</tr></thead>'
                 f"<tbody>{''.join(body)}</tbody></table></div>")

@@ -93,7 +93,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.Dat
                 ours = cell.acc.mean() if len(cell) else math.nan
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
                 rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
-                             "ours": f"unavailable: {missing}" if missing else fmt(ours, std), "folds": len(cell),
+                             "ours": "–" if missing else fmt(ours, std), "folds": len(cell),  # why: once, in the caption
                              "verdict": Cell.UNAVAILABLE if missing else judge_cell(_estimate(cell), Estimate(*paper, PAPER_RUNS), params["tolerance"], len(cell)),
                              "paper_mean": paper[0], "mean": ours, "std": std})
     return pd.DataFrame(rows)
@@ -132,8 +132,8 @@ def significance_display(sig: pd.DataFrame) -> pd.DataFrame:
 
 
 def caption(dataset: str) -> str:
-    """A sparse-table caption: the dataset, and why a paper-only one has no numbers of ours."""
-    return f"{dataset}: {UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else dataset
+    """A sparse-table caption: why a paper-only dataset has no numbers of ours (nothing for the others)."""
+    return f"{UNAVAILABLE[dataset]} (the paper's numbers only)" if dataset in UNAVAILABLE else ""
 
 
 def flip_counts(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFrame | None = None) -> pd.DataFrame:
