@@ -30,8 +30,8 @@ def table1_figure(long: pd.DataFrame) -> plt.Figure:
         ax.set_title(task)
         ax.set_xlabel("test ROC AUC (%)" if task.endswith("LP") else "test F1 (%)")
     fig.tight_layout()
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(labels), frameon=False)
+    handles, labels = axes[0][0].get_legend_handles_labels()  # one key for every panel, above the first
+    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(labels), frameon=False, fontsize="small")
     return fig
 
 
@@ -63,15 +63,19 @@ def curvature_figure(frame: pd.DataFrame) -> plt.Figure:
 
 
 def tripod_figure(frame: pd.DataFrame) -> plt.Figure:
-    """Figure 1: the leaf-to-leaf distance approaches the graph's 2 as |K| grows; Euclidean space keeps √3."""
+    """Figure 1: the leaf-to-leaf distance approaches the graph's 2 as |K| grows; Euclidean space (K = 0, the
+    dotted line) keeps √3. |K| on a log axis, so K = 0 itself is the line, not a point."""
+    frame = frame[frame["|K|"] > 0]
     fig, ax = plt.subplots(figsize=(6, 3.4))
     ax.plot(frame["|K|"], frame["closed form"], label="closed form", linewidth=2)
     ax.plot(frame["|K|"], frame["geoopt"], "o", label="geoopt Lorentz.dist")
     ax.axhline(2.0, color="grey", linestyle="--", label="graph distance (2)")
-    ax.axhline(np.sqrt(3), color="grey", linestyle=":", label="Euclidean (√3)")
-    ax.set_xscale("symlog", linthresh=0.25)
-    ax.set_xlim(left=0)
-    ax.set_xlabel("|K| (curvature magnitude)")
+    ax.axhline(np.sqrt(3), color="grey", linestyle=":", label="Euclidean, K = 0 (√3)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(frame["|K|"]), [f"{k:g}" if k >= 1 else f"1/{1 / k:g}" for k in frame["|K|"]])
+    ax.minorticks_off()
+    ax.margins(x=0.05)  # the last point whole
+    ax.set_xlabel("|K| (curvature magnitude, log scale)")
     ax.set_ylabel("leaf-to-leaf distance")
     ax.legend(loc="lower right")
     fig.tight_layout()
