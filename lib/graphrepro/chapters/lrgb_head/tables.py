@@ -230,9 +230,9 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         mine = planned[(planned.part == "full") & (planned.model == model) & (planned.stage == stage)]
         done = full[(full.model == model) & (full.stage == stage)]
         epochs = [int(e) for e in done.epochs_run] if "epochs_run" in done else []
-        progress = [lrgb.epochs_checkpointed(k) for k in mine.key if k not in set(done.key)]
+        progress = [n for k in mine.key if k not in set(done.key) and (n := lrgb.epochs_checkpointed(k))]  # training here now
         status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
-        if any(progress):
+        if progress:
             status += f"; training: {', '.join(map(str, progress))} of {paper_epochs(model, stage)} epochs"
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*short.loc[(model, stage), ["mean", "std"]]),
