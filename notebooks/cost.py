@@ -95,6 +95,17 @@ cost.model_table(costs)
 glue("cost_gpu_runs", cost.gpu_sentence(costs), display=False)
 
 # %% [markdown]
+# ## What made it cheaper
+#
+# Each chapter's benchmarks time two or more ways of doing the same work in one process, alternating them
+# (`python -m graphrepro bench --chapter NAME`, which keeps its table in `results/bench/`); every ratio of the
+# committed tables, with when and where it was measured and beside how much other work (the load average
+# over the CPUs):
+
+# %% tags=["hide-input"]
+report.plain_table(cost.cheaper_table())
+
+# %% [markdown]
 # ## Executing the pages
 #
 # How long each page of this build took to execute (papermill's record), with the profile it ran under;

@@ -66,3 +66,27 @@ def test_the_model_table_groups_by_chapter_and_labels_each_cell_for_a_phone():
     assert f'<a href="{CHAPTER}.html">{CHAPTER}</a>' in html and "<th>GCN<span" in html and "AMD EPYC, float32" in html
     assert '<td data-label="s per epoch">2</td>' in html and '<td data-label="peak GB">1</td>' in html
     assert cost.model_table(cost.run_costs().iloc[:0]).data == "<p>no run recorded yet</p>"
+
+
+def test_what_made_it_cheaper_reads_every_ratio_of_the_kept_bench_tables(isolated_store):
+    """`bench --chapter` keeps its table; the Cost page's table has one line per ratio in it, naming the faster
+    way, the way it beats, when and where it was measured and the command that measures it again."""
+    import pandas as pd
+
+    from graphrepro import bench
+
+    assert "no bench result" in cost.cheaper_table().iloc[0, 0]
+    table = pd.DataFrame([
+        {"run": "GAT layer, ACM", "s, PyG GATConv": 2.0, "s, sparse product": 0.5, "speedup": 4.0},
+        {"run": "GCN tuned", "s, fp32, today's step": 3.0, "s, fp32, fast step": 2.0, "s, bf16, fast step": 1.0,
+         "speedup, fp32, fast step": 1.5, "speedup, bf16, fast step": 3.0},
+        {"run": "GAT, IMDB, 10 epochs", "s per run, one at a time": 1.0, "s per run, batched": None, "speedup": None},
+        {"run": "GPS: memory growth", "MB, attention kept": 900.0}])
+    path = bench.save_chapter_bench("han-vs-gat", table, seeds=2)
+    assert path == isolated_store / "bench" / "han-vs-gat.json"
+    shown = cost.cheaper_table()
+    assert list(shown.what) == ["GAT layer, ACM: sparse product over PyG GATConv",
+                                "GCN tuned: fp32, fast step over fp32, today's step", "GCN tuned: bf16, fast step over fp32, today's step"]
+    assert list(shown.ratio) == ["4.00×", "1.50×", "3.00×"] and set(shown.index) == {"han-vs-gat"}
+    assert set(shown.again) == {"python -m graphrepro bench --chapter han-vs-gat"}
+    assert all(m.endswith(f"on {__import__('os').cpu_count()} CPUs") for m in shown.measured)

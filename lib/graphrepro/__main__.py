@@ -287,7 +287,9 @@ def _bench(args: argparse.Namespace) -> int:
     for slug in slugs:
         if not args.recorded:
             print(f"\n{slug}: seconds per training run, one at a time and batched (standard settings):")
-            _print(bench.chapter_bench(slug, args.seeds).round(3), na_rep="")
+            table = bench.chapter_bench(slug, args.seeds)
+            _print(table.round(3), na_rep="")
+            print(f"kept in {bench.save_chapter_bench(slug, table, args.seeds)} (commit it: the Cost page reads it)")
         print(f"\n{slug}, standard profile:")
         for k, v in bench.chapter_wall_time(slug).items():
             print(f"  {k}: {v:.1f}" if isinstance(v, float) else f"  {k}: {v}")

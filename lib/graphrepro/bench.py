@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import torch
 
 from graphrepro import experiments, pages, paths, store
 from graphrepro.grid import batches, run_batch
@@ -35,8 +36,8 @@ def seconds_per_run(experiment: experiments.Experiment, configs: list[dict[str, 
         "seeds": len(configs),
         "epochs (mean)": sum(r["metrics"].get("epochs_run", 0) for r in alone) / len(configs),
         "s per run, one at a time": alone_s / len(configs),
-        "s per run, batched": together_s / len(configs),
-        "speedup": alone_s / together_s,
+        "s per run, batched": together_s / len(configs) if experiment.stacks else None,
+        "speedup": alone_s / together_s if experiment.stacks else None,  # an experiment that does not stack has no ratio
         "data preparation s": prepare_s,
     }
 
@@ -166,6 +167,30 @@ def whole_book(targets: tuple[str, ...] = ("install", "book")) -> dict[str, floa
 def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
     """The chapter's own timing runs (its ``bench``)."""
     return pd.DataFrame(pages.chapter_module(slug, "benchmarks").bench(seeds))
+
+
+RESULTS = "bench"  # under results/: one <chapter>.json per `bench --chapter`, which the Cost page reads
+
+
+def save_chapter_bench(slug: str, table: pd.DataFrame, seeds: int) -> Path:
+    """Keep a chapter's bench table, with where, when and beside how much other work it ran, as
+    ``results/bench/<slug>.json`` (to commit: the Cost page's "What made it cheaper" reads it)."""
+    from graphrepro.environment import cpu
+    from graphrepro.sources import git_commit
+
+    report = {"chapter": slug, "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": git_commit(), "cpu": cpu(),
+              "torch": torch.__version__, "threads": torch.get_num_threads(), "seeds": seeds,
+              "load_average": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
+              "rows": json.loads(table.to_json(orient="records"))}
+    path = paths.results_dir() / RESULTS / f"{slug}.json"
+    paths.write_atomically(path, lambda tmp: tmp.write_text(json.dumps(report, indent=1) + "\n"))
+    return path
+
+
+def saved_benches() -> list[dict[str, Any]]:
+    """Every chapter's kept bench table (``save_chapter_bench``), in the book's chapter order."""
+    files = [paths.results_dir() / RESULTS / f"{p.slug}.json" for p in pages.chapter_pages()]
+    return [json.loads(f.read_text()) for f in files if f.exists()]
 
 
 def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experiment, ...]) -> experiments.Experiment:

@@ -110,6 +110,29 @@ def execution_table() -> pd.DataFrame:
     return table
 
 
+TIMINGS = ("s, ", "s per run, ", "ms per member-epoch, ")  # the bench columns that time one way of doing the work
+
+
+def cheaper_table() -> pd.DataFrame:
+    """What made it cheaper: every ratio in the committed bench tables (``bench --chapter``, kept in
+    results/bench/), one line per comparison: the faster way over the first way its row times, when and where it
+    was measured, and the command that measures it again."""
+    rows = []
+    for saved in bench.saved_benches():
+        measured = (f"{saved['date']}, {cpu_kind(saved['cpu'])}, {saved['threads']} thread(s); load {saved['load_average']:g} "
+                    f"on {saved['cpus']} CPUs")
+        for row in saved["rows"]:
+            ways = [k.split(", ", 1)[1] for k in row if k.startswith(TIMINGS) and row[k] is not None]
+            for key in (k for k in row if k.startswith("speedup") and row[k] is not None):
+                faster = key.split(", ", 1)[1] if ", " in key else ways[-1]
+                rows.append({"chapter": saved["chapter"], "what": f"{row['run']}: {faster} over {ways[0]}",
+                             "ratio": f"{row[key]:.2f}×", "measured": measured,
+                             "again": f"python -m graphrepro bench --chapter {saved['chapter']}"})
+    if not rows:
+        return pd.DataFrame({"note": ["no bench result is committed yet (python -m graphrepro bench --chapter ...)"]})
+    return pd.DataFrame(rows).set_index("chapter")
+
+
 def _label(frame: pd.DataFrame) -> pd.Series:
     """'chapter · model' for a figure's rows."""
     return frame["chapter"] + " · " + frame["model"].astype(str)
