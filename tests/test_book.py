@@ -239,7 +239,7 @@ RAW_TEX = re.compile(r"\\(frac|sqrt|operatorname|mathrm|begin|left|right|cosh|si
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="chromium is not installed")
 def test_pages_render_in_headless_chromium(smoke_book):
     """Every page at desktop and phone width: no script error or failed request, images shown, MathJax
-    rendered, every image described by its alt text, no error, traceback or warning output, no table or figure wider than its column (on a phone
+    rendered, every image described by its alt text and every figure linked to its full size, no error, traceback or warning output, no table or figure wider than its column (on a phone
     a collapsed long form may scroll in its box), nothing cut at the right edge, no table cell cut with
     an ellipsis; a chapter page opens with its answer in the first desktop screen; a screenshot of each is kept under
     _build/screenshots."""
@@ -267,6 +267,7 @@ def test_pages_render_in_headless_chromium(smoke_book):
                 broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
                 problems += [f"image not shown: {src}" for src in broken]
                 problems += [f"image alt text is not a description: {a!r}" for a in page.evaluate(UNDESCRIBED)]
+                problems += [f"figure without a link to its full size: {src}" for src in page.evaluate(NOT_LINKED)]
                 if page.locator(".output.error, .output.traceback, .output.stderr").count():
                     problems.append("an error, traceback or stderr (warning) output is shown")
                 text = page.inner_text("article")
@@ -295,6 +296,7 @@ def test_pages_render_in_headless_chromium(smoke_book):
     assert not failures, "\n".join(failures)
 
 
+NOT_LINKED = "[...document.querySelectorAll('article figure img')].filter(i => i.closest('a')?.href !== i.src).map(i => i.src)"
 UNDESCRIBED = "[...document.querySelectorAll('article img')].map(i => i.alt).filter(a => !a.trim().includes(' ') || /[.](png|svg|jpe?g)$/.test(a))"
 CHAPTERS = {p.slug for p in pages.chapter_pages()}
 ANSWER_TOP = "(() => { const b = document.querySelector('.graphrepro-answer'); return b && b.getBoundingClientRect().top + window.scrollY; })()"
