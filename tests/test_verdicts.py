@@ -174,3 +174,25 @@ def test_a_plain_table_has_no_index_header_row_a_dash_for_nothing_and_labels_for
     html = report.plain_table(frame).data
     assert "<thead><tr><th>chapter</th><th>runs</th><th>hours</th></tr></thead>" in html
     assert '<tr><th>b</th><td data-label="runs">0</td><td data-label="hours">–</td></tr>' in html
+
+
+def test_an_effect_is_decided_on_the_interval_of_its_paired_differences():
+    """Each outcome of the rule for effects: inside the bounds holds, wholly outside does not, across a bound is
+    not decided (inside the noise), one pair is not decided (one run), none is not run."""
+    from scipy import stats as scipy_stats
+
+    from graphrepro.verdicts import interval_evidence, paired_interval
+
+    mean, low, high = paired_interval([1.0, 2.0, 3.0])
+    assert mean == 2.0 and (low, high) == pytest.approx(scipy_stats.t.interval(0.95, 2, loc=2.0, scale=1.0 / 3**0.5))
+    assert paired_interval([4.0])[0] == 4.0 and math.isnan(paired_interval([4.0])[1])
+    outcome = lambda low, high, runs=3: (lambda e: (e.holds, e.undecided))(interval_evidence(low, high, -1.0, 1.0, "", runs))  # noqa: E731
+    assert outcome(-0.5, 0.5) == (True, "")
+    assert outcome(1.5, 3.0) == (False, "") and outcome(-3.0, -1.5) == (False, "")
+    assert outcome(0.5, 1.5) == (None, "inside the noise")
+    assert outcome(math.nan, math.nan, 1) == (None, "one run") and outcome(math.nan, math.nan, 0) == (None, "")
+    noisy = Claim("noisy", "an effect", lambda: interval_evidence(0.5, 1.5, -1.0, 1.0, "+1.0 [+0.5, +1.5]"))
+    judged = noisy.judge()
+    assert judged.verdict is Verdict.NOT_DECIDED and judged.words == "not decided (inside the noise)"
+    short = Claim("short", "an effect", noisy.decide, Budget(8, 250))
+    assert short.judge().words == "not decided (8 of 250 epochs)"  # the budget is the first reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -59,6 +60,7 @@ class Evidence:
 
     holds: bool | None
     text: str
+    undecided: str = ""  # why the records cannot decide it though every number is there ("inside the noise")
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,12 @@ class Decision:
     claim: Claim
     verdict: Verdict
     evidence: str
+    reason: str = ""  # why it is not decided: the budget it had, or the noise
 
     @property
     def words(self) -> str:
-        """The verdict as the book prints it: 'not decided' says the budget it had."""
-        budget = self.claim.budget
-        return f"{self.verdict} ({budget})" if self.verdict is Verdict.NOT_DECIDED and budget else str(self.verdict)
+        """The verdict as the book prints it: 'not decided' says why."""
+        return f"{self.verdict} ({self.reason})" if self.verdict is Verdict.NOT_DECIDED and self.reason else str(self.verdict)
 
     @property
     def is_decided(self) -> bool:
@@ -99,11 +101,14 @@ class Claim:
         if self.unavailable:
             return Decision(self, Verdict.UNAVAILABLE, self.unavailable)
         found = self.decide()
+        if found.undecided:  # every number is there, and they do not decide it
+            short = self.budget is not None and self.budget.short
+            return Decision(self, Verdict.NOT_DECIDED, found.text, str(self.budget) if short else found.undecided)
         verdict = judge_claim(found.holds, self.budget)
-        evidence = found.text
         if verdict is Verdict.NOT_DECIDED:
-            evidence += f"; at {self.budget.had} {self.budget.unit} it would {'hold' if found.holds else 'not hold'}"
-        return Decision(self, verdict, evidence)
+            return Decision(self, verdict, f"{found.text}; at {self.budget.had} {self.budget.unit} it would "
+                                           f"{'hold' if found.holds else 'not hold'}", str(self.budget))
+        return Decision(self, verdict, found.text)
 
 
 def compare(id: str, statement: str, values: list[float], rule: Callable[..., bool], evidence: str, *,
@@ -174,6 +179,31 @@ def judge_cell(ours: Estimate, paper: Estimate, tolerance: float, runs: int = 0,
     if low > tolerance or high < -tolerance:
         return f"{Cell.DIFFERS} by {ours.mean - paper.mean:+.1f}"
     return f"{Cell.NOT_DECIDED} (inside the noise)"
+
+
+def paired_interval(differences: list[float], level: float = LEVEL) -> tuple[float, float, float]:
+    """The mean of paired differences (A - B, one per seed or fold) and its ``level`` t interval; the interval is
+    (nan, nan) with fewer than two differences."""
+    n = len(differences)
+    mean = sum(differences) / n if n else math.nan
+    if n < 2:
+        return mean, math.nan, math.nan
+    se = statistics.stdev(differences) / math.sqrt(n)
+    half = float(stats.t.ppf((1 + level) / 2, n - 1)) * se
+    return mean, mean - half, mean + half
+
+
+def interval_evidence(low: float, high: float, lowest: float, highest: float, text: str, runs: int = 2) -> Evidence:
+    """A claim that an effect lies in [``lowest``, ``highest``], decided on its interval over ``runs`` paired runs:
+    holds when the interval lies inside, does not hold when it lies wholly outside, else not decided (inside the
+    noise); not decided with one run (no spread to put an interval on), not run with none."""
+    if math.isnan(low) or math.isnan(high):
+        return Evidence(None, text, undecided="one run" if runs == 1 else "")
+    if lowest <= low and high <= highest:
+        return Evidence(True, text)
+    if high < lowest or low > highest:
+        return Evidence(False, text)
+    return Evidence(None, text, undecided="inside the noise")
 
 
 def judge_metrics(words: dict[str, str]) -> str:

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import statistics
 from typing import Any
 
 import pandas as pd
 
 from graphrepro import report
 from graphrepro.chapters.han_vs_gat.configs import available
-from graphrepro.chapters.han_vs_gat.paper import CHAPTER, FREEBASE, LABELS
-from graphrepro.chapters.han_vs_gat.tables import Tables
+from graphrepro.chapters.han_vs_gat.paper import CHAPTER, FREEBASE, LABELS, PAPER, PAPER_RUNS
+from graphrepro.chapters.han_vs_gat.tables import Tables, differences
 from graphrepro.data.availability import dataset_status
-from graphrepro.verdicts import Cell, Claim, Evidence, Headline, compare, tally
+from graphrepro.verdicts import (
+    Cell,
+    Claim,
+    Estimate,
+    Evidence,
+    Headline,
+    compare,
+    difference_interval,
+    interval_evidence,
+    paired_interval,
+    tally,
+)
 
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
@@ -60,42 +71,83 @@ def claims(t: Tables) -> list[Claim]:
     """The chapter's claims, per dataset (unavailable where its files cannot be had) and on the Simple-HGN
     ablation (the paper's section 6.3), decided from the records."""
     params, tol, ready = t.params, t.params["tolerance"], set(available(t.params))
-
-    def claim(id: str, statement: str, values: list[float], rule: Callable[..., bool], evidence: str,
-              dataset: str) -> Claim:
-        reason = "" if dataset in ready else dataset_status(f"hgb_{dataset.lower()}")["reason"]
-        return compare(id, statement, values, rule, evidence, unavailable=reason)
-
     rows = []
     for d in params["datasets"]:
-        gat, han, simple = (_micro(t, m, d) for m in ("GAT", "HAN", "SimpleHGN"))
+        why = "" if d in ready else dataset_status(f"hgb_{d.lower()}")["reason"]  # unavailable: why
+        gat_han, simple_gat = differences(t.seeds, d, "GAT", "HAN"), differences(t.seeds, d, "SimpleHGN", "GAT")
         single = _single(t, d)
         best = single.max() if len(single) and single.notna().all() else math.nan
-        rows.append(claim(f"{d.lower()}-gat-vs-han", f"{d}: GAT on the whole graph matches or beats HAN (within {tol:g} "
-                          "points, Micro-F1)", [gat, han], lambda g, h: g >= h - tol, "GAT {:.1f} vs HAN {:.1f}", d))
-        rows.append(claim(f"{d.lower()}-simplehgn-vs-gat", f"{d}: Simple-HGN matches or beats GAT (within {tol:g} points, "
-                          "Micro-F1)", [simple, gat], lambda s, g: s >= g - tol, "Simple-HGN {:.1f} vs GAT {:.1f}", d))
-        rows.append(claim(f"{d.lower()}-metapath-below", f"{d}: GAT on any single meta-path graph scores below HAN and "
-                          "below GAT on the whole graph", [best, han, gat], lambda b, h, g: b < h and b < g,
-                          "best single meta-path {:.1f}, HAN {:.1f}, GAT {:.1f}", d))
-    for name, id, statement, holds in (
+        rows += [
+            Claim(f"{d.lower()}-gat-vs-han", f"{d}: GAT on the whole graph matches or beats HAN (within {tol:g} points, "
+                  "Micro-F1)", lambda g=gat_han: _gap_evidence("GAT − HAN", g, -tol), unavailable=why),
+            Claim(f"{d.lower()}-gat-lead", f"{d}: GAT leads HAN by the paper's {_paper_lead(d).mean:+.2f} points (within "
+                  f"{tol:g}, Micro-F1)", lambda g=gat_han, d=d: _lead_evidence(g, _paper_lead(d), tol), unavailable=why),
+            Claim(f"{d.lower()}-simplehgn-vs-gat", f"{d}: Simple-HGN matches or beats GAT (within {tol:g} points, "
+                  "Micro-F1)", lambda g=simple_gat: _gap_evidence("Simple-HGN − GAT", g, -tol), unavailable=why),
+            compare(f"{d.lower()}-metapath-below", f"{d}: GAT on any single meta-path graph scores below HAN and below GAT "
+                    "on the whole graph", [best, _micro(t, "HAN", d), _micro(t, "GAT", d)], lambda b, h, g: b < h and b < g,
+                    "best single meta-path {:.1f}, HAN {:.1f}, GAT {:.1f}", unavailable=why)]
+    for name, id, statement, (lowest, highest) in (
         ("without residuals", "residuals-help", "Simple-HGN's residual connections help on every dataset (Micro-F1 "
-         "drops without them)", lambda gain: gain > 0),
+         "drops without them)", (0.0, math.inf)),
         ("without L2 normalisation", "l2-norm-helps", "Simple-HGN's L2 normalisation of the output helps on every "
-         "dataset (Micro-F1 drops without it)", lambda gain: gain > 0),
+         "dataset (Micro-F1 drops without it)", (0.0, math.inf)),
         ("without edge-type embeddings", "type-embeddings-slight", "Simple-HGN's edge-type embeddings matter only "
-         f"slightly (Micro-F1 moves by at most {tol:g} points without them)", lambda gain: abs(gain) <= tol),
+         f"slightly (Micro-F1 moves by at most {tol:g} points without them)", (-tol, tol)),
     ):
-        rows.append(Claim(id, statement, lambda name=name, holds=holds: _ablation_evidence(t.gains[name], holds)))
+        gains = {d: differences(t.ablation_seeds, d, "Simple-HGN", name) for d in available(params)}
+        rows.append(Claim(id, statement, lambda gains=gains, lo=lowest, hi=highest: _every_dataset(gains, lo, hi)))
     return rows
 
 
-def _ablation_evidence(gains: dict[str, float], holds: Callable[[float], bool]) -> Evidence:
-    """Whether ``holds`` is true of the gain on every dataset (None while one is incomplete), with the gains."""
-    known = bool(gains) and not any(math.isnan(g) for g in gains.values())
-    text = ", ".join(f"{d} " + ("incomplete" if math.isnan(g) else f"{g:+.1f}") for d, g in gains.items())
-    return Evidence(bool(all(holds(g) for g in gains.values())) if known else None,
-                    f"{text} (full model minus ablated, points)")
+def _interval_text(gap: list[float]) -> tuple[float, float, str]:
+    """The 95% interval of paired differences, and them in words: mean [low, high] over n seeds."""
+    mean, low, high = paired_interval(gap)
+    signed = lambda v: f"{round(v, 1) + 0.0:+.1f}"  # noqa: E731  (no "-0.0")
+    if len(gap) < 2:
+        return low, high, "not recorded yet" if not gap else f"{signed(mean)} on one seed"
+    return low, high, f"{signed(mean)} [{signed(low)}, {signed(high)}] over {len(gap)} seeds"
+
+
+def _gap_evidence(what: str, gap: list[float], lowest: float) -> Evidence:
+    """'A matches or beats B within a margin' on A - B per seed: its 95% interval at or above ``lowest``."""
+    low, high, text = _interval_text(gap)
+    return interval_evidence(low, high, lowest, math.inf, f"{what} {text}", len(gap))
+
+
+def _paper_lead(dataset: str) -> Estimate:
+    """The paper's GAT minus HAN (Micro-F1), with the spread of a difference of two independent means."""
+    gat, han = PAPER.get(("GAT", dataset), (math.nan,) * 4), PAPER.get(("HAN", dataset), (math.nan,) * 4)
+    return Estimate(gat[2] - han[2], math.hypot(gat[3], han[3]), PAPER_RUNS)
+
+
+def _lead_evidence(gap: list[float], paper: Estimate, tolerance: float) -> Evidence:
+    """Our GAT - HAN against the paper's: holds when the interval of the two leads' difference lies within
+    ±``tolerance``, does not hold when it lies wholly outside; says when the sign holds but the size does not."""
+    mean, low, high = paired_interval(gap)
+    ours = Estimate(mean, statistics.stdev(gap) if len(gap) > 1 else math.nan, len(gap))
+    vs_low, vs_high = difference_interval(ours, paper)
+    _, _, text = _interval_text(gap)
+    found = interval_evidence(vs_low, vs_high, -tolerance, tolerance, f"ours {text} against the paper's {paper.mean:+.2f}", len(gap))
+    sign = ("" if found.holds or math.isnan(low) else "; a tie where the paper reports a lead" if low <= 0 <= high and paper.mean > 0
+            else "; HAN ahead where the paper reports GAT ahead" if high < 0 < paper.mean else "")
+    return Evidence(found.holds, found.text + sign, found.undecided)
+
+
+def _every_dataset(gains: dict[str, list[float]], lowest: float, highest: float) -> Evidence:
+    """A claim about Simple-HGN's gain from an addition on every dataset (full minus ablated, per seed): holds
+    when every dataset's interval lies in [``lowest``, ``highest``], does not hold when one lies wholly outside,
+    else not decided (inside the noise); not run while a dataset has no pair of seeds."""
+    words = {d: _interval_text(g) for d, g in gains.items()}
+    outcomes = [interval_evidence(low, high, lowest, highest, "", len(gains[d])) for d, (low, high, _) in words.items()]
+    text = ", ".join(f"{d} {w}" for d, (_, _, w) in words.items()) + " (full model minus ablated, points)"
+    if not outcomes or any(e.holds is None and not e.undecided for e in outcomes):
+        return Evidence(None, text)
+    if any(e.holds is False for e in outcomes):
+        return Evidence(False, text)
+    if undecided := next((e.undecided for e in outcomes if e.undecided), ""):
+        return Evidence(None, text, undecided=undecided)
+    return Evidence(True, text)
 
 
 def finding_numbers(t: Tables) -> dict[str, str]:

@@ -127,6 +127,23 @@ def ablation_gains(runs: pd.DataFrame, params: dict[str, Any], planned: pd.DataF
                    for dataset, (mean, _, n) in found.items()} for name, found in means.items()}
 
 
+def per_seed(runs: pd.DataFrame, planned: pd.DataFrame, part: str, across: str) -> pd.DataFrame:
+    """Test Micro-F1 (× 100) of one part of the plan, a row per dataset and seed and a column per ``across`` value
+    (``model`` or ``variant``): what paired differences between two columns are taken from."""
+    done = cells.recorded(planned[planned.part == part], runs)
+    if not len(done) or "test_micro_f1" not in done:
+        return pd.DataFrame(index=pd.MultiIndex.from_arrays([[], []], names=["dataset", "seed"]))
+    done = done.assign(value=METRICS["micro_f1"].scale * done.test_micro_f1)
+    return done.pivot_table(index=["dataset", "seed"], columns=across, values="value")
+
+
+def differences(seeds: pd.DataFrame, dataset: str, a: str, b: str) -> list[float]:
+    """``a`` minus ``b`` on each seed of ``dataset`` where both are recorded (``per_seed``'s table)."""
+    if a not in seeds or b not in seeds or dataset not in seeds.index.get_level_values("dataset"):
+        return []
+    return list((seeds.loc[dataset, a] - seeds.loc[dataset, b]).dropna())
+
+
 def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP") -> pd.DataFrame:
     """Seconds per epoch, peak memory and Micro-F1 of each main-table model on one dataset (from the records)."""
     if dataset not in available(params):
@@ -151,4 +168,7 @@ class Tables(cells.Tables, plan=plan):
     main = cells.table("Paper and ours, both F1s per model and dataset", lambda t: main_table(t.runs, t.params, t.plan))
     metapaths = cells.table("GAT per meta-path graph against HAN", lambda t: metapath_table(t.runs, t.params, t.plan))
     gains = cells.table("Simple-HGN's gain from each addition", lambda t: ablation_gains(t.runs, t.params, t.plan))
+    seeds = cells.table("Table 3's Micro-F1 per seed, a column per model", lambda t: per_seed(t.runs, t.plan, "main", "model"))
+    ablation_seeds = cells.table("The ablations' Micro-F1 per seed, a column per variant",
+                                 lambda t: per_seed(t.runs, t.plan, "ablation", "variant"))
     features = cells.table("GAT's Micro-F1 per feature mode", lambda t: feature_means(t.runs, t.params, t.plan))
