@@ -136,7 +136,7 @@ def test_a_chapter_opens_with_its_claims_counted_each_linked_to_its_row_and_the_
 def test_the_parameters_of_a_run_are_a_plain_two_column_table_collapsed_under_their_title():
     html = report.parameters_table({"profile": "smoke", "seeds": 2, "models": ["GCN", "GAT"]}).data
     assert html.startswith('<details class="graphrepro-parameters"><summary>Parameters of this run</summary>')
-    assert "<th>parameter</th><th>value</th>" in html and "<tr><th>models</th><td>GCN, GAT</td></tr>" in html
+    assert "<th>parameter</th><th>value</th>" in html and "<tr><th>models</th><td data-label=\"value\">GCN, GAT</td></tr>" in html
 
 
 @pytest.mark.parametrize("verdicts, expected", [

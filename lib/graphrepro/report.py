@@ -107,10 +107,9 @@ def glue_figure(name: str, fig: plt.Figure) -> None:
 
 def parameters_table(params: dict[str, Any]) -> HTML:
     """The parameters a page ran with: a plain two-column table, collapsed under "Parameters of this run"."""
-    rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(_text(v))}</td></tr>" for k, v in params.items())
-    return HTML('<details class="graphrepro-parameters"><summary>Parameters of this run</summary><div class="table-scroll">'
-                '<table class="graphrepro-grid graphrepro-params"><thead><tr><th>parameter</th><th>value</th></tr></thead>'
-                f"<tbody>{rows}</tbody></table></div></details>")
+    table = plain_table(pd.DataFrame({"value": list(params.values())}, index=pd.Index(list(params), name="parameter")),
+                        "graphrepro-params")
+    return HTML(f'<details class="graphrepro-parameters"><summary>Parameters of this run</summary>{table.data}</details>')
 
 
 def answer_box(chapter: str, params: dict[str, Any], claims: list[Claim], cells: list[dict[str, Any]], headline: str) -> HTML:

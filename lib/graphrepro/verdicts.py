@@ -3,6 +3,7 @@ strings, so a record, a table and a test read them as the words the book prints;
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import statistics
@@ -96,8 +97,13 @@ class Claim:
     unavailable: str = ""
 
     def judge(self) -> Decision:
+        """The claim's verdict, decided once however many tables show it (``decision``)."""
+        return self.decision
+
+    @functools.cached_property
+    def decision(self) -> Decision:
         """The claim's verdict: unavailable, not run (a number is missing), not decided (short of the paper's
-        budget; the evidence says which way it leans), or holds / does not hold."""
+        budget, with the way it leans, or inside the noise), or holds / does not hold."""
         if self.unavailable:
             return Decision(self, Verdict.UNAVAILABLE, self.unavailable)
         found = self.decide()
