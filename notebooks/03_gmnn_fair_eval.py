@@ -90,10 +90,13 @@ report.parameters_table(params)
 # * **Assessment.** {glue:text}`gmnn_fair_eval_runs` run(s) of the chosen setting per fold (seeds 1 ..). GMNN
 #   starts from the chosen base setting: q is the base model, pre-trained as above; then EM loops of
 #   an M-step (p, a GCN on sampled labels, annealing temperature 0.1) and an E-step (q on p's
-#   predictions), gold labels kept on training nodes, each network keeping its optimiser state.
+#   predictions), gold labels kept on training nodes, each network keeping its optimiser state. p is a
+#   GCN for every base model, FAGCN+GMNN included, and reads labels only, as GMNN's public code builds it;
+#   the paper under test writes p(y_n | y_NB(n), x_V), with the node features, which this chapter does
+#   not train yet.
 # * **Deviations.** This profile searches {glue:text}`gmnn_fair_eval_trials` trials per fold and model instead of
-#   about 1,000, and runs {glue:text}`gmnn_fair_eval_runs` run(s) per fold instead of 20; a smaller search can only
-#   choose worse settings, so our numbers are if anything low.
+#   about 1,000, and runs {glue:text}`gmnn_fair_eval_runs` run(s) per fold instead of 20. How much a larger search
+#   or more runs would move the estimates is not measured here yet.
 
 # %%
 assessment = configs.run(params)

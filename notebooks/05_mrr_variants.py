@@ -173,9 +173,9 @@ report.dashed(tables.size_correlations(kgs_frame))
 # %% [markdown]
 # ```{glue:figure} mrr_variants_size
 # :name: fig-mrr-size
-# :alt: Scatter of MRR and the adjusted mean rank index against the mean number of candidates per query (log scale), one point per knowledge graph and model.
+# :alt: Scatter of MRR and the adjusted MRR against the mean number of candidates per query (log scale), one point per knowledge graph and model.
 #
-# MRR and the adjusted mean rank index against the mean number of candidates per query (log scale), one
+# MRR and the adjusted MRR (the pair Hoyt et al. compare) against the mean number of candidates per query (log scale), one
 # point per knowledge graph and model.
 # ```
 #

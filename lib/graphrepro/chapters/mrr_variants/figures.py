@@ -11,11 +11,11 @@ from graphrepro.metrics import ranking
 
 
 def size_figure(frame: pd.DataFrame) -> plt.Figure:
-    """MRR and AMRI (× 100) against the number of candidates, one point per dataset and model (mean over seeds)."""
+    """MRR and the adjusted MRR (× 100) against the number of candidates, one point per dataset and model (mean over seeds)."""
     fig, axes = plt.subplots(1, 2, figsize=(7.2, 3.0))
-    cells = frame.groupby(["dataset", "model"], as_index=False)[["candidates", "mrr", "amri"]].mean() if len(frame) else frame
-    cells = cells.assign(mrr=100 * cells.mrr, amri=100 * cells.amri) if len(cells) else cells  # the page's scale
-    for ax, metric in zip(axes, ("mrr", "amri")):
+    cells = frame.groupby(["dataset", "model"], as_index=False)[["candidates", "mrr", "amrr"]].mean() if len(frame) else frame
+    cells = cells.assign(mrr=100 * cells.mrr, amrr=100 * cells.amrr) if len(cells) else cells  # the page's scale
+    for ax, metric in zip(axes, ("mrr", "amrr")):
         if len(cells):
             sns.scatterplot(data=cells, x="candidates", y=metric, hue="model", style="dataset", ax=ax, s=60, legend=ax is axes[1])
         ax.set_xscale("log")
