@@ -130,6 +130,7 @@ def test_findings_quote_the_frames_the_page_shows():
     still = tables.Tables(params, pd.DataFrame(), frame=frame, orders=shown.orders.assign(**{"order changes": "no"}), ties=ties, kgs=kgs)
     assert {d.claim.id: d.words for d in decisions(claims.claims(still))}["variant-reorders-encoders"] == "not decided (not observed here)"
     assert verdicts["filtering-raises-mrr"].evidence == "cora +6.5; citeseer +0.0"
+    assert claims.HEADLINE in {c["cell"] for c in claims.paper_cells(shown)}  # the answer box's headline cell exists
     empty = tables.Tables(params, pd.DataFrame(), frame=frame.iloc[:0], ties=ties, kgs=kgs.iloc[:0])
     found = claims.finding_numbers(empty)
     assert found["mrr_variants_shifts"] == "not run yet" and found["mrr_variants_rho"].startswith("not computable") and found["mrr_variants_reordered"] == "not run yet"

@@ -14,7 +14,7 @@ from graphrepro.verdicts import Cell, Claim, Evidence, Headline, compare
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
 # decided by the chapter's claims whose ids end so
-HEADLINE = "worked example, extended-filtered"
+HEADLINE = f"worked example, extended-filtered (MRR {SCALE})"
 HEADLINE_CLAIM = Headline("Adjusted rank metrics depend less on the number of candidates than MRR",
                           "amrr-less-size-dependent")
 
