@@ -49,6 +49,8 @@ def test_tables_and_verdicts_follow_the_records():
     pubmed = long[long.dataset == "pubmed"]  # paper-only rows: no number of ours, the reason once, in the caption
     assert set(pubmed.ours) == {"–"} and set(pubmed.verdict) == {Cell.UNAVAILABLE}
     assert tables.caption("pubmed") == "Pubmed: ind.pubmed.allx is not in the mirror (the paper's numbers only)" and not tables.caption("cora")
+    verdicts = {c["verdict"] for c in claims.paper_cells(tables.Tables(params, runs)) if "pubmed" in c["cell"]}
+    assert verdicts == {"unavailable: Pubmed: ind.pubmed.allx is not in the mirror"}  # the Verdicts page keeps the reason
     assert set(long[long.dataset == "pubmed"].verdict) == {"unavailable"}
     sig = tables.significance(runs, params).iloc[0]
     expected = ttest_rel([82.3, 83.3], [80.3, 80.3], alternative="greater").pvalue

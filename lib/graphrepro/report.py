@@ -183,14 +183,16 @@ def cell_rows(chapter: str, long: pd.DataFrame, label: Callable[[pd.Series], str
               runs: str = "seeds") -> list[dict[str, Any]]:
     """A chapter's paper-vs-ours table (columns ``paper``, ``ours``, ``verdict`` and ``runs`` as named) as rows of
     the Verdicts page: the cell, both numbers, the runs behind ours, the tolerance, the verdict (an unavailable
-    cell's with the reason its ``ours`` gives), and where; rows without a paper number are left out."""
+    cell's with its reason: the ``why`` column, or what its ``ours`` gives), and where; rows without a paper number
+    are left out."""
     rows = []
     for _, r in long.iterrows():
         if r["paper"] == "–" or r["verdict"] == Cell.NO_PAPER_NUMBER:
             continue
-        reason = r["verdict"] == Cell.UNAVAILABLE and str(r["ours"]).startswith("unavailable: ")
-        rows.append({"chapter": chapter, "cell": label(r), "paper": r["paper"], "ours": "–" if reason else r["ours"],
-                     "runs": int(r[runs]), "tolerance": tolerance, "verdict": r["ours"] if reason else r["verdict"],
+        said = str(r["ours"]).removeprefix(f"{Cell.UNAVAILABLE}: ") if str(r["ours"]).startswith(f"{Cell.UNAVAILABLE}: ") else ""
+        why = (r.get("why") or said) if r["verdict"] == Cell.UNAVAILABLE else ""
+        rows.append({"chapter": chapter, "cell": label(r), "paper": r["paper"], "ours": "–" if why else r["ours"],
+                     "runs": int(r[runs]), "tolerance": tolerance, "verdict": f"{Cell.UNAVAILABLE}: {why}" if why else r["verdict"],
                      "where": anchor(chapter, section)})
     return rows
 

@@ -93,7 +93,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.Dat
                 ours = cell.acc.mean() if len(cell) else math.nan
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
                 rows.append({"dataset": dataset, "kind": kind, "model": label, "paper": fmt(*paper),
-                             "ours": "–" if missing else fmt(ours, std), "folds": len(cell),  # why: once, in the caption
+                             "ours": "–" if missing else fmt(ours, std), "folds": len(cell), "why": missing,  # the page: once, in the caption
                              "verdict": Cell.UNAVAILABLE if missing else judge_cell(_estimate(cell), Estimate(*paper, PAPER_RUNS), params["tolerance"], len(cell)),
                              "paper_mean": paper[0], "mean": ours, "std": std})
     return pd.DataFrame(rows)
