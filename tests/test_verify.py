@@ -270,6 +270,8 @@ def test_records_from_uncommitted_code_are_replaced_by_matching_reruns_and_the_o
     assert main(["verify", "--uncommitted", "--chapter", CHAPTER]) == 1
     out = capsys.readouterr().out
     assert "1 of 2 records re-trained from committed code match and were replaced; 1 kept" in out
+    started = out.index(f"{CHAPTER} {before['key']} {verify.run_label(before['config'])}: re-training (its record took")
+    assert started < out.index(f"{before['key']} {verify.run_label(before['config'])}: replaced")  # said before it trains
     replaced, kept = store.read_record(first), store.read_record(second)
     assert replaced["git_commit"] == "1" * 40 and replaced["metrics"] == before["metrics"]
     assert kept["git_commit"].endswith("+dirty")

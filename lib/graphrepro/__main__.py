@@ -234,7 +234,12 @@ def _verify(args: argparse.Namespace) -> int:
         return 1 if problems or not checked else 0
     if args.uncommitted:
         rows = []
-        for row in verify.replace_uncommitted(args.chapter, args.max_minutes, args.tolerance):
+        def starting(chapter: str, record: dict) -> None:
+            took = record.get("batch_wall_s") or record.get("wall_s") or 0
+            print(f"{chapter} {record['key']} {verify.run_label(record['config'])}: re-training (its record took {took:.0f} s) ...",
+                  flush=True)
+
+        for row in verify.replace_uncommitted(args.chapter, args.max_minutes, args.tolerance, starting):
             rows.append(row)
             print(f"{row['chapter']} {row['key']} {row['run']}: " + ("replaced" if row["replaced"] else f"kept ({row['problem']})"), flush=True)
         kept = sum(not r["replaced"] for r in rows)

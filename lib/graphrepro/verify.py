@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -169,11 +169,12 @@ def uncommitted_reasons() -> dict[str, str]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = None,
-                        tolerance: float | None = None) -> Iterator[dict[str, Any]]:
+def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = None, tolerance: float | None = None,
+                        starting: Callable[[str, dict[str, Any]], None] | None = None) -> Iterator[dict[str, Any]]:
     """Re-train every current record made from uncommitted code (with ``max_minutes``, those whose batch trained
     in at most that long), from the committed code; a record whose re-run matches it (``compare``) is replaced by
-    the re-run, one that does not stays, its reason kept in ``results/uncommitted.json``. One row per record."""
+    the re-run, one that does not stays, its reason kept in ``results/uncommitted.json``. One row per record;
+    ``starting(chapter, record)`` is told before each batch trains (a batch can take an hour)."""
     sources.refuse_uncommitted("re-training records from committed code")
     reasons, known = uncommitted_reasons(), catalog.experiments()
     for slug in chapter_slugs(chapter):
@@ -183,6 +184,8 @@ def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = 
                 continue
             if max_minutes is not None and record.get("batch_wall_s", record.get("wall_s") or 0) > 60 * max_minutes:
                 continue
+            if starting is not None:
+                starting(slug, record)
             reruns, unknown = retrain(record)
             for rerun in reruns:
                 old = _current(slug, rerun["key"])
