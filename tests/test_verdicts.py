@@ -196,3 +196,10 @@ def test_an_effect_is_decided_on_the_interval_of_its_paired_differences():
     assert judged.verdict is Verdict.NOT_DECIDED and judged.words == "not decided (inside the noise)"
     short = Claim("short", "an effect", noisy.decide, Budget(8, 250))
     assert short.judge().words == "not decided (8 of 250 epochs)"  # the budget is the first reason
+
+
+def test_a_verdicts_row_of_an_unavailable_cell_gives_its_reason_from_the_why_column():
+    long = pd.DataFrame([{"paper": "90.0 ± 1.0", "ours": "–", "verdict": "unavailable", "seeds": 0, "why": "no file"},
+                         {"paper": "80.0 ± 1.0", "ours": "80.1 ± 0.5", "verdict": "reproduced", "seeds": 5}])
+    rows = report.cell_rows("toy", long, lambda r: f"cell {r.paper}", 2.0, "section")
+    assert [(r["ours"], r["verdict"]) for r in rows] == [("–", "unavailable: no file"), ("80.1 ± 0.5", "reproduced")]

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import torch
 
 from graphrepro import experiments, pages, paths, store
 from graphrepro.grid import batches, run_batch
@@ -175,13 +174,9 @@ RESULTS = "bench"  # under results/: one <chapter>.json per `bench --chapter`, w
 def save_chapter_bench(slug: str, table: pd.DataFrame, seeds: int) -> Path:
     """Keep a chapter's bench table, with where, when and beside how much other work it ran, as
     ``results/bench/<slug>.json`` (to commit: the Cost page's "What made it cheaper" reads it)."""
-    from graphrepro.environment import cpu
-    from graphrepro.sources import git_commit
+    from graphrepro.environment import measured_on
 
-    report = {"chapter": slug, "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": git_commit(), "cpu": cpu(),
-              "torch": torch.__version__, "threads": torch.get_num_threads(), "seeds": seeds,
-              "load_average": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
-              "rows": json.loads(table.to_json(orient="records"))}
+    report = {"chapter": slug, **measured_on(), "seeds": seeds, "rows": json.loads(table.to_json(orient="records"))}
     path = paths.results_dir() / RESULTS / f"{slug}.json"
     paths.write_atomically(path, lambda tmp: tmp.write_text(json.dumps(report, indent=1) + "\n"))
     return path

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import platform
+import time
 from importlib import metadata
 
 import torch
@@ -58,3 +60,12 @@ def run_environment(device: torch.device) -> dict[str, object]:
         "git_commit": git_commit(),
         **({"git_diff_sha256": diff} if diff else {}),
     }
+
+
+def measured_on() -> dict[str, object]:
+    """Where and when a kept measurement (a ``verify`` check, a bench table) ran: the UTC date, commit, CPU,
+    thread count, torch and PyG, and the load average over the CPUs beside it."""
+    versions = package_versions()
+    return {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": git_commit(), "cpu": cpu(),
+            "threads": torch.get_num_threads(), "torch": versions["torch"], "torch_geometric": versions["torch-geometric"],
+            "load_average": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}

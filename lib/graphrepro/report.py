@@ -183,14 +183,13 @@ def cell_rows(chapter: str, long: pd.DataFrame, label: Callable[[pd.Series], str
               runs: str = "seeds") -> list[dict[str, Any]]:
     """A chapter's paper-vs-ours table (columns ``paper``, ``ours``, ``verdict`` and ``runs`` as named) as rows of
     the Verdicts page: the cell, both numbers, the runs behind ours, the tolerance, the verdict (an unavailable
-    cell's with its reason: the ``why`` column, or what its ``ours`` gives), and where; rows without a paper number
-    are left out."""
+    cell's with its reason, the ``why`` column), and where; rows without a paper number are left out."""
     rows = []
     for _, r in long.iterrows():
         if r["paper"] == "–" or r["verdict"] == Cell.NO_PAPER_NUMBER:
             continue
-        said = str(r["ours"]).removeprefix(f"{Cell.UNAVAILABLE}: ") if str(r["ours"]).startswith(f"{Cell.UNAVAILABLE}: ") else ""
-        why = (r.get("why") or said) if r["verdict"] == Cell.UNAVAILABLE else ""
+        why = r.get("why", "") if r["verdict"] == Cell.UNAVAILABLE else ""
+        why = why if isinstance(why, str) else ""  # NaN in a row of a table whose other rows set it
         rows.append({"chapter": chapter, "cell": label(r), "paper": r["paper"], "ours": "–" if why else r["ours"],
                      "runs": int(r[runs]), "tolerance": tolerance, "verdict": f"{Cell.UNAVAILABLE}: {why}" if why else r["verdict"],
                      "where": anchor(chapter, section)})

@@ -6,11 +6,10 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 from typing import Any
 
 from graphrepro import catalog, pages, paths, sources, store
-from graphrepro.environment import cpu, package_versions
+from graphrepro.environment import cpu, measured_on, package_versions
 from graphrepro.grid import run_batch
 from graphrepro.metrics import spec_of
 
@@ -136,10 +135,7 @@ REPORT = "verify.json"  # under results/: what the last `verify --sample` or `ve
 def save_report(rows: list[dict[str, Any]], tolerance: float | None = None) -> None:
     """Keep a check's rows, each with its chapter, and the commit, CPU and packages it ran with, as
     ``results/verify.json``: committed, it is the verify result the Reproducibility page shows."""
-    versions = package_versions()
-    report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "commit": sources.git_commit(), "cpu": cpu(),
-              "torch": versions.get("torch"), "torch_geometric": versions.get("torch-geometric"),
-              "tolerance": "each metric's" if tolerance is None else tolerance,
+    report = {**measured_on(), "tolerance": "each metric's" if tolerance is None else tolerance,
               "checks": [{"chapter": chapter_of(row["key"]), **row} for row in rows]}
     paths.write_atomically(paths.results_dir() / REPORT, lambda tmp: tmp.write_text(json.dumps(report, indent=1) + "\n"))
 

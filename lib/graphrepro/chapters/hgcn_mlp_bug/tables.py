@@ -55,7 +55,7 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         if missing:  # one row says why the whole column is empty
             rows.append({"model": "every model", "task": TASK_LABELS[task], "paper": "see above",
                          "ours": f"unavailable: {missing}", "README settings": "–", "chosen setting": "–",
-                         "seeds": 0, "verdict": Cell.UNAVAILABLE, "paper_mean": math.nan, "ours_mean": math.nan,
+                         "seeds": 0, "verdict": Cell.UNAVAILABLE, "why": missing, "paper_mean": math.nan, "ours_mean": math.nan,
                          "ours_std": math.nan, "readme_mean": math.nan, "readme_std": math.nan})
             continue
         for model, variant in ROWS:

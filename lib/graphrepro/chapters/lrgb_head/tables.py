@@ -113,7 +113,7 @@ def main_table(runs: pd.DataFrame, params: dict[str, Any], part: str = "main", p
         verdict = judge_cell(Estimate(mean, std, int(n)), Estimate(pm, ps, PAPER_RUNS), params["tolerance"], recorded, budget)
         rows.append({"model": model, "stage": stage, "paper": fmt(pm, ps),
                      "ours": f"unavailable: {UNAVAILABLE}" if not available() else fmt(mean, std),
-                     "verdict": Cell.UNAVAILABLE if not available() else verdict,
+                     "verdict": Cell.UNAVAILABLE if not available() else verdict, "why": "" if available() else UNAVAILABLE,
                      "seeds": int(n), "paper_mean": pm, "mean": mean, "std": std})
     return pd.DataFrame(rows)
 
