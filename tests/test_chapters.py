@@ -223,9 +223,9 @@ def test_each_parameter_value_survives_the_command_line(page):
 def test_the_run_command_names_the_profile_and_only_what_differs_from_it():
     params = pages.resolve("mrr-variants", "smoke")
     assert pages.run_command("mrr-variants", params) == "python -m graphrepro run mrr-variants --profile smoke"
-    params = pages.resolve("mrr-variants", "smoke", kgs=["nations", "umls"], tucker_on_large=True, seeds=2)
+    params = pages.resolve("mrr-variants", "smoke", kgs=["nations", "umls"], tucker_epochs=5, seeds=2)
     command = pages.run_command("mrr-variants", params)
-    assert command.endswith("--profile smoke -p seeds 2 -p kgs nations,umls -p tucker_on_large true")
+    assert command.endswith("--profile smoke -p seeds 2 -p kgs nations,umls -p tucker_epochs 5")
     # the command line reads it back to the same parameters
     from graphrepro.__main__ import _parser
 

@@ -4,6 +4,7 @@ hand, the worked example on the page, and a knowledge-graph run whose stored ran
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from graphrepro import catalog, grid, pages
 from graphrepro.chapters.mrr_variants import claims, configs, paper, tables
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
-from graphrepro.verdicts import decisions
+from graphrepro.verdicts import Decision, Verdict, decisions
 
 
 def test_query_ranks_on_a_hand_made_graph():
@@ -64,21 +65,30 @@ def test_a_knowledge_graph_run_keeps_ranks_that_give_pykeens_numbers():
     assert ranking.metric("amri", ranks, counts) == pytest.approx(metrics["pykeen_amri"], abs=1e-6)
 
 
-def test_published_configurations_are_read_from_pykeens_wheel():
-    arguments = kg.pipeline_arguments(kg.make_config("wn18rr", "RotatE", 0, epochs=3))
-    assert arguments["model"] == "RotatE" and arguments["training_kwargs"]["num_epochs"] == 3
-    assert arguments["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024  # Sun et al.'s setting
+def test_hoyts_configurations_are_what_the_pipeline_gets():
+    arguments = kg.pipeline_arguments(kg.make_config("kinships", "RotatE", 0, epochs=3))
+    assert arguments["model"] == "rotate" and arguments["training_kwargs"] == {"batch_size": 512, "num_epochs": 3}
+    assert arguments["negative_sampler_kwargs"]["num_negs_per_pos"] == 53 and arguments["loss"] == "nssa"
+    assert "dataset_kwargs" not in arguments and "regularizer" not in arguments
+    assert kg.pipeline_arguments(kg.make_config("nations", "RotatE", 0, epochs=3)) == arguments  # Kinships' settings
+    assert kg.make_config("umls", "RotatE", 0)["source"] == kg.DEFAULTS  # Hoyt et al. trained none on UMLS
+    assert kg.data_key(kg.make_config("wn18rr", "ComplEx", 0)) == ("wn18rr", False)  # no inverse triples there
+    with pytest.raises(ValueError, match="no configuration 'rotate/sun2019_rotate_wn18rr.json'"):
+        kg.pipeline_arguments({**kg.make_config("wn18rr", "RotatE", 0), "source": "rotate/sun2019_rotate_wn18rr.json"})
     with pytest.raises(ValueError, match="unknown knowledge graph"):
         kg.make_config("wn18", "RotatE", 0)
 
 
-def test_tucker_has_its_own_epoch_budget_on_the_small_graphs_only():
+def test_epochs_are_each_configurations_own_unless_the_profile_sets_fewer():
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
     epochs = {(c["dataset"], c["model"]): c["epochs"] for c in configs.kg_configs(params)}
-    assert epochs[("nations", "TuckER")] == epochs[("umls", "TuckER")] == 7
-    assert {e for (_, model), e in epochs.items() if model != "TuckER"} == {30}
-    unset = pages.resolve("mrr-variants", "standard", kgs=["nations"], tucker_epochs=0, kg_epochs=30)
-    assert {c["epochs"] for c in configs.kg_configs(unset)} == {30}  # 0: TuckER trains as long as the others
+    assert epochs[("umls", "TuckER")] == 7 and epochs[("nations", "TuckER")] == 30  # TuckER's own budget: defaults only
+    assert {e for cell, e in epochs.items() if cell != ("umls", "TuckER")} == {30}
+    own = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=0, kg_epochs=0)
+    epochs = {(c["dataset"], c["model"]): c["epochs"] for c in configs.kg_configs(own)}
+    assert epochs[("nations", "TransE")] is None and epochs[("umls", "TransE")] == epochs[("umls", "TuckER")] == kg.DEFAULT_EPOCHS
+    plan = configs.kg_plan(own)
+    assert plan.loc[("Nations", "TransE")].tolist() == ["Hoyt et al.", 501, 501]
 
 
 @pytest.mark.slow
@@ -110,7 +120,8 @@ def test_findings_quote_the_frames_the_page_shows():
                         "pykeen amri": kgs.amri, "pykeen z_mrr": kgs.z_mrr})
     ties = tables.tie_table(candidates=4, queries=3, levels=(None,))
     params = pages.resolve("mrr-variants", "smoke")
-    shown = tables.Tables(params, pd.DataFrame(), frame=frame, ties=ties, kgs=kgs)
+    good = pd.DataFrame({"dataset": ["a", "b", "c"], "model": "TransE", "runs": 1, "quality": tables.Quality.COUNTS.value})
+    shown = tables.Tables(params, pd.DataFrame(), frame=frame, ties=ties, kgs=kgs, quality=good)
     found = claims.finding_numbers(shown)
     # Cora means x 100: raw 12.5, filtered 14.0, extended 19.0
     assert found["mrr_variants_shifts"] == ("cora 12.5 raw, +1.5 for filtering, +5.0 for removing self-loops; "
@@ -127,11 +138,12 @@ def test_findings_quote_the_frames_the_page_shows():
         "mrr-falls-with-size": "holds", "amrr-less-size-dependent": "holds"}
     assert verdicts["amrr-less-size-dependent"].evidence == "AMRR ρ = 0.50, MRR ρ = -1.00 (AMRI ρ = 0.50 beside)"
     # no graph reorders the encoders: not observed here, not refuted (the paper's graphs cannot be had)
-    still = tables.Tables(params, pd.DataFrame(), frame=frame, orders=shown.orders.assign(**{"order changes": "no"}), ties=ties, kgs=kgs)
+    still = tables.Tables(params, pd.DataFrame(), frame=frame, orders=shown.orders.assign(**{"order changes": "no"}), ties=ties, kgs=kgs,
+                          quality=good)
     assert {d.claim.id: d.words for d in decisions(claims.claims(still))}["variant-reorders-encoders"] == "not decided (not observed here)"
     assert verdicts["filtering-raises-mrr"].evidence == "cora +6.5; citeseer +0.0"
     assert claims.HEADLINE in {c["cell"] for c in claims.paper_cells(shown)}  # the answer box's headline cell exists
-    empty = tables.Tables(params, pd.DataFrame(), frame=frame.iloc[:0], ties=ties, kgs=kgs.iloc[:0])
+    empty = tables.Tables(params, pd.DataFrame(), frame=frame.iloc[:0], ties=ties, kgs=kgs.iloc[:0], quality=good.iloc[:0])
     found = claims.finding_numbers(empty)
     assert found["mrr_variants_shifts"] == "not run yet" and found["mrr_variants_rho"].startswith("not computable") and found["mrr_variants_reordered"] == "not run yet"
     assert {str(d.verdict) for d in decisions(claims.claims(empty))} == {"not run"}
@@ -141,7 +153,7 @@ def test_findings_quote_the_frames_the_page_shows():
 def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result():
     """pykeen's checkpoint (model, optimiser, random states) resumes a run as if it had not stopped; the
     checkpoint is pinned by its sha256, and a finished run leaves none behind."""
-    config = kg.make_config("nations", "RotatE", 0, epochs=6)
+    config = {**kg.make_config("nations", "RotatE", 0, epochs=6), "source": kg.DEFAULTS}  # sLCWA, cheap
     data, cpu, key = kg.prepare(config), torch.device("cpu"), kg.EXPERIMENT.key(config)
     whole = kg.train_run(data, config, cpu, "whole")
     assert kg.train_run(data, config, cpu, key, stop_after=3) is None
@@ -177,7 +189,8 @@ def test_a_torn_knowledge_graph_checkpoint_is_removed_unread(monkeypatch):
 def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
     from graphrepro.grid import run_grid
 
-    configs = [kg.make_config("nations", model, seed, epochs=1) for model in ("RotatE", "TransE") for seed in (1, 0)]
+    configs = [{**kg.make_config("nations", model, seed, epochs=1), "source": kg.DEFAULTS} for model in ("RotatE", "TransE")
+               for seed in (1, 0)]
     run_grid(paper.CHAPTER, kg.EXPERIMENT.name, configs, "cpu")
     frame = tables.kg_frame(catalog.load(paper.CHAPTER))
     assert list(zip(frame.model, frame.seed)) == [("TransE", 0), ("TransE", 1), ("RotatE", 0), ("RotatE", 1)]
@@ -185,14 +198,13 @@ def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
 
 
 def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs():
-    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "ComplEx", "TuckER"])
+    params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20)
     plan = configs.kg_plan(params)
-    assert plan.loc[("Nations", "TransE")].to_dict() == {"config": "defaults", "own": "–", "here": 100}
-    assert plan.loc[("Nations", "TuckER"), "here"] == 20  # TuckER's own budget on the small graphs
+    assert plan.loc[("UMLS", "TransE")].to_dict() == {"config": "defaults", "own": 100, "here": 100}
+    assert plan.loc[("UMLS", "TuckER"), "here"] == 20  # TuckER's own budget under pykeen's defaults
     if ("WN18RR", "TransE") in plan.index:  # only when WN18RR's files can be had
-        assert plan.loc[("WN18RR", "TransE")].to_dict() == {"config": "nguyen2018", "own": 3000, "here": 20}
-        assert plan.loc[("WN18RR", "ComplEx"), "config"] == "trouillon2016 (WN18)"  # published for WN18, not WN18RR
-        assert ("WN18RR", "TuckER") not in plan.index  # not under standard: about 1,000 s per epoch here
+        assert plan.loc[("WN18RR", "TransE")].to_dict() == {"config": "Hoyt et al.", "own": 501, "here": 20}
+        assert plan.loc[("WN18RR", "TuckER")].to_dict() == {"config": "Hoyt et al.", "own": 301, "here": 20}
 
 
 def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(monkeypatch):
@@ -202,7 +214,7 @@ def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(m
     grids = {desc: configs for desc, _, configs in configs.grids(params)}
     assert {c["dataset"] for c in grids["knowledge graphs"]} == {"nations"}
     assert all(kg.peak_mb(c) < 2_500 for c in grids["knowledge graphs"])
-    rotate = kg.make_config("wn18rr", "RotatE", 0)  # the published setting: 1,024 negatives, 500 complex dimensions
+    rotate = kg.make_config("wn18rr", "RotatE", 0)  # Hoyt et al.'s: LCWA, every entity scored, 256 complex dimensions
     assert kg.peak_mb(rotate) > 12_000  # what one such process grew past here in training
     monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 24 * 2**30 // 4096}[name])
     assert grid.workers_within_memory(kg.peak_mb(rotate), workers=2) == 1
@@ -218,25 +230,24 @@ def test_expected_peaks_bound_the_recorded_ones(monkeypatch):
     records = [r for r in store.records("mrr-variants") if r["experiment"] == kg.EXPERIMENT.name and r.get("peak_rss_mb")]
     if not records:
         pytest.skip("no knowledge-graph records in the store")
-    assert any(r["config"]["dataset"] == "wn18rr" for r in records)
     for record in records:
         assert record["peak_rss_mb"] <= kg.peak_mb(record["config"]), (record["config"], record["peak_rss_mb"])
 
 
 def test_the_negatives_cap_touches_only_configurations_that_draw_more():
-    """Under `standard` RotatE's published WN18RR setting (1,024 negatives, about 55 min per epoch here) draws
-    32; TransE and ComplEx there draw their own single negative, and their configs (and keys) carry no cap."""
-    capped = kg.make_config("wn18rr", "RotatE", 0, epochs=20, negatives=32)
+    """A cap on the large graphs' negatives changes only sLCWA configurations that draw more (RotatE on FB15k-237
+    draws 79); the LCWA ones score every entity, and their configs (and keys) carry no cap."""
+    capped = kg.make_config("fb15k237", "RotatE", 0, epochs=20, negatives=32)
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
-    assert kg.pipeline_arguments(kg.make_config("wn18rr", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 1024
-    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
+    assert kg.pipeline_arguments(kg.make_config("fb15k237", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 79
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32)
     planned = configs.kg_configs(params)
-    if not any(c["dataset"] == "wn18rr" for c in planned):
-        pytest.skip("WN18RR's files cannot be had here")
-    assert {(c["model"], c.get("negatives")) for c in planned if c["dataset"] == "wn18rr"} == {
-        ("TransE", None), ("RotatE", 32), ("ComplEx", None)}
-    assert configs.negatives_note(params) == "RotatE on WN18RR draws 32 instead of 1,024"
-    paper = pages.resolve("mrr-variants", "paper", kgs=["wn18rr"], kg_models=["RotatE"])
+    if not any(c["dataset"] == "fb15k237" for c in planned):
+        pytest.skip("FB15k-237's files cannot be had here")
+    assert {(c["model"], c.get("negatives")) for c in planned if c["dataset"] == "fb15k237"} == {
+        ("TransE", None), ("RotatE", 32), ("ComplEx", None), ("TuckER", None)}
+    assert configs.negatives_note(params) == "RotatE on FB15k-237 draws 32 instead of 79"
+    paper = pages.resolve("mrr-variants", "paper", kgs=["fb15k237"], kg_models=["RotatE"])
     assert all("negatives" not in c for c in configs.kg_configs(paper)) and configs.negatives_note(paper) == "none"
 
 
@@ -266,18 +277,40 @@ def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
     assert len(calls) == 2
 
 
-def test_published_mrr_stands_beside_ours_only_for_the_dataset_it_was_published_for():
-    assert kg.published_mrr("rotate/sun2019_rotate_wn18rr.json") == 0.476  # Sun et al.'s, as pykeen ships it
-    assert kg.published_mrr("transe/nguyen2018_transe_wn18rr.yaml") is None  # ships no results
-    params = pages.resolve("mrr-variants", "standard", kgs=["wn18rr"], kg_models=["RotatE", "ComplEx", "TransE"], kg_seeds=2)
-    frame = pd.DataFrame({"dataset": ["wn18rr"] * 2, "model": ["RotatE"] * 2, "mrr": [0.02, 0.04]})
-    table = tables.published_beside_ours(frame, params)
-    assert list(table.index) == [("WN18RR", "RotatE")]  # ComplEx's is WN18's number, TransE's paper ships none
-    row = table.iloc[0]
-    assert (row["paper"], row["ours"], row["runs"]) == ("47.6 (sun2019)", "3.0 ± 1.4", 2)
-    assert (row["epochs"], row["negatives"]) == (f"1,000 → {params['large_kg_epochs']}", "1,024 → 32")
-    smoke = pages.resolve("mrr-variants", "smoke")  # Nations only: says so rather than show an empty table
-    assert "no knowledge graph" in tables.published_beside_ours(frame, smoke).iloc[0, 0]
+def test_a_model_counts_in_the_size_analysis_only_at_the_papers_quality():
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "kinships", "umls"], kg_models=["RotatE", "TuckER"], kg_seeds=2)
+    frame = pd.DataFrame({"dataset": ["nations"] * 4 + ["kinships", "umls"], "model": ["RotatE"] * 2 + ["TuckER"] * 2 + ["RotatE"] * 2,
+                          "mrr": [0.47, 0.46, 0.60, 0.62, 0.60, 0.80]})
+    quality = tables.quality_frame(frame, params).set_index(["dataset", "model"])
+    # Nations RotatE: 46.5 of the paper's 51.16 (91%); Nations TuckER: 61 of 75.56 (81%); Kinships RotatE 60 of 76.86
+    assert quality.loc[("nations", "RotatE"), "share"] == pytest.approx(46.5 / 51.16)
+    q = tables.Quality
+    assert quality.quality.to_dict() == {
+        ("nations", "RotatE"): q.COUNTS.value, ("nations", "TuckER"): q.UNDER_TRAINED.value,
+        ("kinships", "RotatE"): q.UNDER_TRAINED.value, ("kinships", "TuckER"): q.NOT_RUN.value,
+        ("umls", "RotatE"): q.NO_PAPER.value, ("umls", "TuckER"): q.NOT_RUN.value}
+    assert quality.loc[("nations", "RotatE"), "epochs"] == 251  # Hoyt et al.'s own
+    shown = tables.quality_table(tables.quality_frame(frame, params))
+    assert shown.loc[("Nations", "RotatE")].tolist() == ["51.2", "46.5 ± 0.7", 2, "91%", 251, "counts"]
+    assert shown.loc[("UMLS", "RotatE"), "paper"] == "–"
+    kept = tables.counted(frame, tables.quality_frame(frame, params))
+    assert list(zip(kept.dataset, kept.model)) == [("nations", "RotatE")] * 2
+
+
+def test_size_claims_wait_for_three_graphs_with_models_at_the_papers_quality():
+    def claim(counting: list[str]) -> Decision:
+        datasets = ["nations", "kinships", "umls", "wn18rr"]
+        quality = pd.DataFrame({"dataset": datasets, "model": "RotatE", "runs": 1,
+                                "quality": [(tables.Quality.COUNTS if d in counting else tables.Quality.UNDER_TRAINED).value for d in datasets]})
+        found = SimpleNamespace(quality=quality, correlations=pd.DataFrame(
+            {"Spearman ρ with candidates": {"mean reciprocal rank": -0.8, "adjusted mean reciprocal rank": -0.1,
+                                            "adjusted mean rank index": 0.2}}),
+            params={"tolerance": 1.0}, shift=pd.DataFrame(), orders=pd.DataFrame())
+        return {c.id: c for c in claims.claims(found)}["mrr-falls-with-size"].judge()
+
+    few = claim(["nations", "kinships"])
+    assert few.verdict is Verdict.NOT_DECIDED and "2 of the 4" in few.evidence and "needs 3 graphs" in few.reason
+    assert claim(["nations", "kinships", "wn18rr"]).verdict is Verdict.HOLDS
 
 
 def test_loading_a_knowledge_graph_logs_nothing_even_when_logging_is_on(caplog):

@@ -7,14 +7,12 @@ candidate counts as an artefact, so every metric on the page is recomputed from 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import shutil
 import time
 import warnings
 from collections.abc import Iterator
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +21,13 @@ import torch
 
 from graphrepro import checkpoints, vocabulary
 from graphrepro.data import kg as kg_data
-from graphrepro.experiments import Experiment
+from graphrepro.experiments import Experiment, kg_hoyt
 from graphrepro.metrics import METRICS
 
 DATASETS, MODELS = vocabulary.KG_DATASETS, vocabulary.KG_MODELS
 DEFAULTS = "pykeen defaults"  # no published configuration: pykeen 1.11.1's defaults, sLCWA training
-# the published configurations pykeen 1.11.1's wheel ships (pykeen/experiments/<model>/<file>), by dataset and model
-PUBLISHED: dict[tuple[str, str], str] = {
-    ("wn18rr", "RotatE"): "rotate/sun2019_rotate_wn18rr.json",
-    ("fb15k237", "RotatE"): "rotate/sun2019_rotate_fb15k237.json",
-    ("wn18rr", "TuckER"): "tucker/balazevic2019_tucker_wn18rr.json",
-    ("fb15k237", "TuckER"): "tucker/balazevic2019_tucker_fb15k237.json",
-    ("wn18rr", "ComplEx"): "complex/trouillon2016_complex_wn18.json",  # WN18's, the closest published
-    ("wn18rr", "TransE"): "transe/nguyen2018_transe_wn18rr.yaml",
-    ("fb15k237", "TransE"): "transe/nguyen2018_transe_fb15k237.yaml",
-}
+DEFAULT_EPOCHS = 100  # what a run under pykeen's defaults trains unless told otherwise
+HOYT = "hoyt2022"  # the configuration Hoyt et al. trained for the dataset and model (``kg_hoyt``)
 # pykeen's own values recorded beside our recomputation (both sides, realistic ranks)
 PYKEEN_METRICS = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "amri", "z_mrr": "z_mrr"}  # record name: metric
 PYKEEN_KEYS = {name: METRICS[metric].pykeen_key(k=10) for name, metric in PYKEEN_METRICS.items()}  # record name: pykeen's key
@@ -45,14 +35,14 @@ SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
-    """A run: the dataset, the model, the configuration it follows (published where pykeen ships one),
+    """A run: the dataset, the model, the configuration it follows (Hoyt et al.'s where they trained one),
     the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
     given) caps the negatives per positive triple below the configuration's own."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
-    config = {"dataset": dataset, "model": model, "seed": seed, "source": PUBLISHED.get((dataset, model), DEFAULTS),
+    config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
     unknown = set(overrides) - set(config) - {"negatives"}
     if unknown:
@@ -60,39 +50,20 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     return {**config, **overrides}
 
 
-@lru_cache(maxsize=8)
-def shipped(source: str) -> dict[str, Any]:
-    """A configuration file of pykeen's wheel (JSON or YAML): its pipeline, metadata and, for some, results."""
-    text = resources.files("pykeen.experiments").joinpath(source).read_text()
-    if source.endswith(".json"):
-        return json.loads(text)
-    import yaml  # only reading a published configuration needs it
-
-    return yaml.safe_load(text)
-
-
-def published(source: str) -> dict[str, Any]:
-    """The pipeline arguments of a configuration shipped in pykeen's wheel."""
-    return shipped(source)["pipeline"]
-
-
-def published_mrr(source: str) -> float | None:
-    """The test MRR the configuration's paper reports, as pykeen ships it beside the configuration (on the
-    dataset it was published for; None when it ships none)."""
-    results = shipped(source).get("results", {})
-    mrr = results.get("mean_reciprocal_rank", results.get("best", {}).get("mean_reciprocal_rank"))
-    if isinstance(mrr, dict):  # by rank type: these papers break ties at random ("nondeterministic")
-        mrr = next(iter(mrr.values()))
-    return None if mrr is None else float(mrr)
+def published(config: dict[str, Any]) -> dict[str, Any]:
+    """The pipeline arguments of the configuration Hoyt et al. trained for a config's dataset and model."""
+    if config["source"] != HOYT or (config["dataset"], config["model"]) not in kg_hoyt.CONFIGS:
+        raise ValueError(f"no configuration {config['source']!r} for {config['model']} on {config['dataset']}")
+    return kg_hoyt.CONFIGS[(config["dataset"], config["model"])]
 
 
 def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
-    """What ``pykeen.pipeline`` gets for a config: the published arguments (minus the dataset), or the
-    model with pykeen's defaults; the config's epochs and negatives replace the published numbers when set."""
+    """What ``pykeen.pipeline`` gets for a config: Hoyt et al.'s arguments (minus the dataset's), or the model
+    with pykeen's defaults; the config's epochs and negatives replace the published numbers when set."""
     if config["source"] == DEFAULTS:
-        arguments: dict[str, Any] = {"model": config["model"], "training_loop": "sLCWA", "training_kwargs": {"num_epochs": 100}}
+        arguments: dict[str, Any] = {"model": config["model"], "training_loop": "sLCWA", "training_kwargs": {"num_epochs": DEFAULT_EPOCHS}}
     else:
-        arguments = {k: v for k, v in published(config["source"]).items() if k not in ("dataset", "dataset_kwargs", "evaluator_kwargs")}
+        arguments = {k: v for k, v in published(config).items() if k != "dataset_kwargs"}
     if config.get("negatives"):
         arguments["negative_sampler_kwargs"] = {**arguments.get("negative_sampler_kwargs", {}), "num_negs_per_pos": config["negatives"]}
     training = dict(arguments.get("training_kwargs", {}))
@@ -104,7 +75,7 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
 
 def data_key(config: dict[str, Any]) -> tuple:
     """Runs on one dataset share its triples (inverse triples for configurations that train on them)."""
-    inverse = config["source"] != DEFAULTS and published(config["source"]).get("dataset_kwargs", {}).get("create_inverse_triples", False)
+    inverse = config["source"] != DEFAULTS and published(config)["dataset_kwargs"]["create_inverse_triples"]
     return (config["dataset"], bool(inverse))
 
 
@@ -267,20 +238,21 @@ def _negatives(arguments: dict[str, Any]) -> int:
 
 def own_negatives(config: dict[str, Any]) -> int:
     """Negatives per positive triple of the configuration a run follows."""
-    return _negatives(published(config["source"])) if config["source"] != DEFAULTS else 1
+    return _negatives(published(config)) if config["source"] != DEFAULTS else 1
 
 
 def peak_mb(config: dict[str, Any]) -> float:
-    """A run's expected peak memory (MB): a base plus the larger working set of training (one sLCWA batch's
-    scored embeddings, batch × (1 + negatives) × real dimensions, kept about six times over by autograd) and
+    """A run's expected peak memory (MB): a base plus the larger working set of training (one batch's scored
+    embeddings, batch × (1 + negatives) × real dimensions, every entity a negative under LCWA, kept about six
+    times over by autograd) and
     evaluation (one batch of queries against every entity, each candidate's embedding about three times over,
     RotatE's a score only), plus the entity embeddings with their gradient and Adam's moments, in float32,
     and a margin for the heap's growth over a long run on a large graph."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
-    negatives = _negatives(arguments)
-    dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
     entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
+    negatives = entities if arguments.get("training_loop", "sLCWA").lower() == "lcwa" else _negatives(arguments)
+    dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
     per_candidate = 1 if config["model"] == "RotatE" else dims  # RotatE's ranking: one score each (rotated_distances)
     floats = max(TRAINING_COPIES * batch * (1 + negatives) * dims, EVALUATION_COPIES * config["eval_batch"] * entities * per_candidate)
     parameters = PARAMETER_COPIES * entities * dims

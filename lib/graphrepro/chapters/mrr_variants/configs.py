@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -23,20 +22,20 @@ def lp_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every model on every knowledge graph that can be had (TuckER on the large ones only when asked, and with
-    its own epoch budget on the small ones), every seed."""
+    """Every model on every knowledge graph that can be had, every seed: Hoyt et al.'s configuration where they
+    trained one (its own epochs unless the profile sets fewer), pykeen's defaults elsewhere."""
     out = []
     for dataset in params["kgs"]:
         if dataset in LARGE_KGS and not is_available(dataset):
             continue
         for model in params["kg_models"]:
-            if dataset in LARGE_KGS and model == "TuckER" and not params["tucker_on_large"]:
-                continue
+            base = kg.make_config(dataset, model, 0)
             if dataset in LARGE_KGS:
                 epochs = params["large_kg_epochs"] or None
+            elif base["source"] == kg.DEFAULTS:
+                epochs = (model == "TuckER" and params["tucker_epochs"]) or params["kg_epochs"] or kg.DEFAULT_EPOCHS
             else:
-                epochs = (model == "TuckER" and params["tucker_epochs"]) or params["kg_epochs"]
-            base = kg.make_config(dataset, model, 0, epochs=epochs)
+                epochs = params["kg_epochs"] or None
             cap = params["negatives_cap"] if dataset in LARGE_KGS else 0
             fewer = {"negatives": cap} if cap and kg.own_negatives(base) > cap else {}
             out += [kg.make_config(dataset, model, s, epochs=epochs, **fewer) for s in range(params["kg_seeds"])]
@@ -50,21 +49,16 @@ def negatives_note(params: dict[str, Any]) -> str:
 
 
 def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
-    """Per knowledge graph and model: the configuration it follows (pykeen's defaults, or a published one by its
-    first author and year, with the dataset it was published for when that differs), that configuration's own
-    epochs and the epochs trained under this profile (what is reduced, cell by cell); narrow enough for a phone."""
+    """Per knowledge graph and model: the configuration it follows (Hoyt et al.'s or pykeen's defaults), that
+    configuration's own epochs and the epochs trained under this profile (what is reduced, cell by cell);
+    narrow enough for a phone."""
     rows = []
     for config in kg_configs(params):
         if config["seed"] != 0:
             continue
-        label, own = "defaults", None
-        if config["source"] != kg.DEFAULTS:
-            published = kg.published(config["source"])
-            label, own = Path(config["source"]).stem.split("_")[0], published["training_kwargs"]["num_epochs"]
-            if published["dataset"] != config["dataset"]:
-                label += f" ({published['dataset'].upper()})"
-        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"], "config": label,
-                     "own": own or "–", "here": config["epochs"] or own})
+        own = kg.pipeline_arguments({**config, "epochs": None})["training_kwargs"]["num_epochs"]
+        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"],
+                     "config": "Hoyt et al." if config["source"] == kg.HOYT else "defaults", "own": own, "here": config["epochs"] or own})
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 

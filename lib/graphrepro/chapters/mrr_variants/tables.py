@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import enum
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,10 @@ from graphrepro.chapters.mrr_variants.paper import (
     KG_LABELS,
     KG_METRICS,
     KG_SHORT,
+    PAPER_KG_MRR,
     PAPER_PCQM,
     PAPER_SHIFT_ROW,
+    QUALITY_TOLERANCE,
     VARIANT_LABELS,
 )
 from graphrepro.experiments import kg, linkpred
@@ -189,26 +191,49 @@ def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
     return (means.round(digits) + 0.0).rename(columns=names)  # + 0.0: no "-0.0"
 
 
-def published_beside_ours(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
-    """Cells that follow a configuration published for their own dataset: the MRR its paper reports (as
-    pykeen ships it) beside ours (x 100, mean ± std over seeds), with that configuration's epochs and
-    negatives per triple and this profile's; context for the budgets, not a claim of this chapter."""
+class Quality(enum.Enum):
+    """Whether a knowledge-graph model counts in the size analysis: trained to the paper's quality or not, and why."""
+
+    COUNTS = "counts"
+    UNDER_TRAINED = "under-trained"
+    NO_PAPER = "no paper MRR"
+    NOT_RUN = "not run yet"
+
+
+def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+    """Per knowledge graph and model this profile trains: Hoyt et al.'s MRR, ours (mean and std over seeds, × 100),
+    ours as a share of theirs and its ``Quality`` (the value): a model counts when its MRR is at least (1 − ``QUALITY_TOLERANCE``)
+    of the paper's."""
     rows = []
     for config in kg_configs(params):
-        source = config["source"]
-        paper = kg.published_mrr(source) if source != kg.DEFAULTS else None
-        if config["seed"] != 0 or paper is None or kg.published(source)["dataset"] != config["dataset"]:
+        if config["seed"] != 0:
             continue
-        ours = frame[(frame.dataset == config["dataset"]) & (frame.model == config["model"])]["mrr"] if len(frame) else pd.Series(dtype=float)
+        cell = (config["dataset"], config["model"])
+        ours = frame[(frame.dataset == cell[0]) & (frame.model == cell[1])]["mrr"] if len(frame) else pd.Series(dtype=float)
         mean, std, runs = mean_std(ours)
-        epochs, negatives = kg.published(source)["training_kwargs"]["num_epochs"], kg.own_negatives(config)
-        rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"],
-                     "paper": f"{100 * paper:.1f} ({Path(source).stem.split('_')[0]})", "ours": fmt(mean, std), "runs": runs,
-                     "epochs": f"{epochs:,} → {config['epochs'] or epochs:,}",
-                     "negatives": f"{negatives:,} → {config.get('negatives', negatives):,}"})
-    if not rows:
-        return pd.DataFrame({"": ["no knowledge graph of these parameters follows a configuration published for it"]}, index=[""])
-    return pd.DataFrame(rows).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
+        paper = 100 * PAPER_KG_MRR[cell] if cell in PAPER_KG_MRR else math.nan
+        share = mean / paper
+        quality = (Quality.NOT_RUN if not runs else Quality.NO_PAPER if math.isnan(paper) else
+                   Quality.COUNTS if share >= 1 - QUALITY_TOLERANCE else Quality.UNDER_TRAINED)
+        rows.append({"dataset": cell[0], "model": cell[1], "paper": paper, "ours": mean, "sd": std, "runs": runs,
+                     "share": share, "epochs": config["epochs"] or kg.pipeline_arguments(config)["training_kwargs"]["num_epochs"],
+                     "quality": quality.value})
+    return pd.DataFrame(rows, columns=["dataset", "model", "paper", "ours", "sd", "runs", "share", "epochs", "quality"])
+
+
+def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
+    """``quality_frame`` as the page shows it: the paper's MRR beside ours (× 100), our share of it and the verdict."""
+    return pd.DataFrame({"dataset": quality.dataset.map(KG_LABELS), "model": quality.model,
+                         "paper": ["–" if math.isnan(p) else f"{p:.1f}" for p in quality.paper],
+                         "ours": [fmt(m, s) for m, s in zip(quality.ours, quality.sd)], "runs": quality.runs,
+                         "of paper": ["–" if math.isnan(x) else f"{x:.0%}" for x in quality.share], "epochs": quality.epochs,
+                         "quality": quality.quality}).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
+
+
+def counted(frame: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
+    """The knowledge-graph runs of the models that count (``Quality.COUNTS``): what the size analysis reads."""
+    cells = set(zip(quality.dataset, quality.model, quality.quality))
+    return frame[[(d, m, Quality.COUNTS.value) in cells for d, m in zip(frame.dataset, frame.model)]] if len(frame) else frame
 
 
 def kg_legend() -> pd.DataFrame:
@@ -240,5 +265,7 @@ class Tables(cells.Tables):
     orders = cells.table("The encoders' order per graph and variant", lambda t: orders(t.frame))
     ties = cells.table("MRR of few-valued scores under each tie rule", lambda t: tie_table())
     kgs = cells.table("The knowledge-graph runs' metrics", lambda t: kg_frame(t.runs))
-    correlations = cells.table("Each metric against candidate count, across the knowledge graphs",
-                               lambda t: size_correlations(t.kgs))
+    quality = cells.table("Each knowledge-graph model's MRR against the paper's, and whether it counts",
+                          lambda t: quality_frame(t.kgs, t.params))
+    correlations = cells.table("Each metric against candidate count, across the models that count",
+                               lambda t: size_correlations(counted(t.kgs, t.quality)))
