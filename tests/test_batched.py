@@ -153,6 +153,33 @@ def test_gmnn_runs_its_em_phases_and_reports_p_q_and_the_better(toy):
     assert again.best == result.best  # seeded: the same samples, masks and weights
 
 
+def test_dense_features_give_back_the_matrix_the_graph_was_made_from(toy):
+    x, edges, _, _ = toy
+    torch.testing.assert_close(batched.dense_features(batched.make_graph(x, edges)), x)
+
+
+@pytest.mark.parametrize("p_features", [False, True])
+def test_gmnns_p_reads_the_features_only_in_the_papers_variant(toy, monkeypatch, p_features):
+    """p's inputs in every M-step: each member's label sample (gold one-hot on training nodes), after the node
+    features when ``p_features`` (the GMNN paper's pϕ(y_n | y_NB(n), x_V)); its targets are the sample alone."""
+    x, edges, y, split = toy
+    seen, train = [], gmnn.train
+    monkeypatch.setattr(gmnn, "train", lambda *a, **kw: seen.append(kw) or train(*a, **kw))
+    graph = batched.make_graph(x, edges)
+    hyper = batched.hyper_tensors([{"lr": 0.01, "weight_decay": 5e-4, "dropout": 0.2, "input_dropout": 0.5}] * 2)
+    gmnn.gmnn(batched.MODELS["GCN"], graph, y, split, hyper, [0, 1], 8, max_epochs=10, patience=5, loops=2, epochs=3,
+              p_features=p_features)
+    p_calls = [kw for kw in seen if kw.get("inputs") is not None]
+    assert len(p_calls) == 2  # one M-step per loop
+    for kw in p_calls:
+        inputs, labels = kw["inputs"], kw["targets"]
+        assert inputs.shape == (2, len(y), (x.shape[1] if p_features else 0) + 3)
+        torch.testing.assert_close(inputs[..., -3:], labels)
+        assert torch.equal(labels[:, split["train"]].argmax(-1), y[split["train"]].expand(2, -1))
+        if p_features:
+            torch.testing.assert_close(inputs[..., :-3], x.expand(2, -1, -1))
+
+
 def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monkeypatch):
     """One model and hidden size on one fold: different learning rates and dropouts share a batch, each
     record keeps its own setting's seeds as members, and a member's numbers match training it alone."""
@@ -179,6 +206,10 @@ def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monke
         fair_eval.make_config("cora", 0, "dense", "GCN", 0, eps=0.3)
     with pytest.raises(ValueError, match="GMNN"):
         fair_eval.make_config("cora", 0, "dense", "MLP", 0, gmnn_loops=1, gmnn_epochs=2, gmnn_tau=0.1)
+    with pytest.raises(ValueError, match="gmnn_p_features"):
+        fair_eval.make_config("cora", 0, "dense", "GCN", 0, gmnn_p_features=True)  # not a GMNN run
+    with pytest.raises(ValueError, match="gmnn_p_features"):
+        fair_eval.make_config("cora", 0, "dense", "GCN", 0, gmnn_loops=1, gmnn_epochs=2, gmnn_tau=0.1, gmnn_p_features=False)
     gmnn = [fair_eval.make_config("cora", 3, "sparse_balanced", "GCN", s, hidden=16, max_epochs=10, patience=5, gmnn_loops=1,
                                   gmnn_epochs=3, gmnn_tau=0.1) for s in (0, 1)]
     assert len(batches(gmnn + configs, fair_eval.EXPERIMENT, 10)) == 2  # GMNN runs batch apart from plain ones

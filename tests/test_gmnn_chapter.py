@@ -20,19 +20,36 @@ def test_paper_numbers_are_read_into_their_cells():
     assert paper.PAPER_STARS[("pubmed", "sparse_stratified")] == "***" and paper.PAPER_STARS[("citeseer", "dense", "GCN")] == ""
 
 
-def _records(accuracy) -> pd.DataFrame:
-    """Two folds of cora, sparse balanced: MLP, GCN, and GCN+GMNN (with p and q), two runs each."""
+def _records(accuracy, features: float | None = None) -> pd.DataFrame:
+    """Two folds of cora, sparse balanced: MLP, GCN, and GCN+GMNN (with p and q), two runs each; with
+    ``features``, GCN+GMNN whose p reads the features too, that much more accurate."""
     rows = []
+    variants = [("MLP", False, False), ("GCN", False, False), ("GCN", True, False)] + ([("GCN", True, True)] if features else [])
     for fold in range(2):
-        for model, gmnn in (("MLP", False), ("GCN", False), ("GCN", True)):
+        for model, gmnn, x_in_p in variants:
             for seed in (1, 2):
-                acc = accuracy(model, gmnn, fold, seed)
+                acc = accuracy(model, gmnn, fold, seed) + (features if x_in_p else 0.0)
                 row = {"dataset": "cora", "kind": "sparse_balanced", "model": model, "fold": fold, "seed": seed,
-                       "test_acc": acc, "key": f"{model}{gmnn}{fold}{seed}"}
+                       "test_acc": acc, "key": f"{model}{gmnn}{x_in_p}{fold}{seed}"}
                 if gmnn:
                     row.update(gmnn_loops=10, test_p_acc=acc - 0.01, test_q_acc=acc)
+                if x_in_p:
+                    row.update(gmnn_p_features=True)
                 rows.append(row)
     return pd.DataFrame(rows)
+
+
+def test_gmnn_whose_p_reads_the_features_has_rows_of_its_own_beside_the_public_codes():
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
+    runs = _records(lambda model, gmnn, fold, seed: 0.82 + 0.01 * fold if gmnn else 0.80, features=0.02)
+    long = tables.table(runs, params, "sparse").set_index(["dataset", "model"])
+    assert long.loc[("cora", "GMNN p"), "mean"] == pytest.approx(81.5)  # GMNN's public code: p reads labels
+    assert long.loc[("cora", "GMNN p (x in p)"), "mean"] == pytest.approx(83.5)
+    assert long.loc[("cora", "GCN+GMNN (x in p)"), "paper"] == long.loc[("cora", "GCN+GMNN"), "paper"] == "81.7 ± 3.0"
+    assert ("pubmed", "GMNN p (x in p)") not in long.index  # no variant rows for a paper-only dataset
+    sig = tables.significance(runs, params)
+    assert list(sig.comparison) == ["GCN+GMNN > GCN"] and sig.iloc[0]["gain (points)"] == pytest.approx(2.5)
+    assert set(tables.flip_counts(runs, params)["first"]) <= {"GCN", "GCN+GMNN", "MLP"}
 
 
 def test_tables_and_verdicts_follow_the_records():

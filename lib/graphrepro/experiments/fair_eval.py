@@ -21,7 +21,7 @@ from graphrepro.models import batched, gmnn
 DATASETS, KINDS, MODELS = vocabulary.FAIR_EVAL_DATASETS, vocabulary.FAIR_EVAL_KINDS, vocabulary.FAIR_EVAL_MODELS
 DEFAULTS: dict[str, Any] = {"hidden": 64, "lr": 1e-2, "weight_decay": 5e-4, "dropout": 0.5, "input_dropout": 0.5,
                             "max_epochs": 1000, "patience": 200, "folds": 10, "split_seed": 0, "per_class": 20}
-OPTIONAL = ("eps", "gmnn_loops", "gmnn_epochs", "gmnn_tau")  # FAGCN's eps; GMNN on top of the model
+OPTIONAL = ("eps", "gmnn_loops", "gmnn_epochs", "gmnn_tau", "gmnn_p_features")  # FAGCN's eps; GMNN on top of the model
 
 
 def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -34,9 +34,11 @@ def make_config(dataset: str, fold: int, kind: str, model: str, seed: int, **ove
     config = {**DEFAULTS, **overrides}
     if ("eps" in config) != (model == "FAGCN"):
         raise ValueError("eps is given for (and only for) FAGCN")
-    gmnn_fields = [k for k in OPTIONAL[1:] if k in config]
+    gmnn_fields = [k for k in OPTIONAL[1:4] if k in config]
     if gmnn_fields and (len(gmnn_fields) != 3 or model == "MLP"):
         raise ValueError("GMNN needs gmnn_loops, gmnn_epochs and gmnn_tau, on GCN or FAGCN")
+    if "gmnn_p_features" in config and (config["gmnn_p_features"] is not True or not gmnn_fields):
+        raise ValueError("gmnn_p_features is given only as true, on a GMNN run (its absence: p reads labels only)")
     if not 0 <= fold < config["folds"] or (kind == "public" and fold != 0):
         raise ValueError(f"fold {fold} outside 0 .. {config['folds'] - 1} (the public split is fold 0)")
     return precision.keyed({"dataset": dataset, "fold": fold, "kind": kind, "model": model, "seed": seed, **config})
@@ -97,7 +99,8 @@ def _train(data: dict[str, Any], configs: list[dict[str, Any]]) -> list[dict[str
     stop_on = "loss_acc" if first["model"] == "FAGCN" else "loss"
     if "gmnn_loops" in first:
         result = gmnn.gmnn(model, graph, y, split, hyper, seeds, first["hidden"], first["max_epochs"], first["patience"],
-                              stop_on, first["gmnn_loops"], first["gmnn_epochs"], first["gmnn_tau"])
+                              stop_on, first["gmnn_loops"], first["gmnn_epochs"], first["gmnn_tau"],
+                              p_features=first.get("gmnn_p_features", False))
         return [{"val_acc": best["val_acc"], "test_acc": best["test_acc"], "test_p_acc": p["test_acc"], "val_p_acc": p["val_acc"],
                  "test_q_acc": q["test_acc"], "val_q_acc": q["val_acc"], "test_base_acc": base["test_acc"],
                  "val_base_acc": base["val_acc"], "epochs_run": result.epochs}

@@ -42,6 +42,14 @@ class Graph:
         return int(self.features["shape"][1])
 
 
+def dense_features(graph: Graph) -> torch.Tensor:
+    """The node features as one dense ``[nodes, features]`` matrix."""
+    crow, col = graph.features["crow"], graph.features["col"]
+    rows = torch.repeat_interleave(torch.arange(graph.num_nodes), crow.diff())
+    dense = torch.zeros(graph.num_nodes, graph.num_features, dtype=graph.feature_values.dtype)
+    return dense.index_put_((rows, col), graph.feature_values)
+
+
 def make_graph(x: torch.Tensor, edge_index: torch.Tensor) -> Graph:
     """A ``Graph`` from dense or sparse features and an undirected edge list (self-loops dropped)."""
     n = x.shape[0]

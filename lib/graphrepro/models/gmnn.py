@@ -1,5 +1,6 @@
-"""GMNN's EM on a batch of members (chapter 3): q, the base model, and p, a GCN that reads labels, trained
-in turn on each other's predictions, every member with its own label samples (``models.batched`` trains them)."""
+"""GMNN's EM on a batch of members (chapter 3): q, the base model, and p, a GCN that reads labels (and, as the
+GMNN paper writes p, the node features too), trained in turn on each other's predictions, every member with its
+own label samples (``models.batched`` trains them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
-from graphrepro.models.batched import MODELS, Fitted, Graph, Members, Model, evaluate, predict, train
+from graphrepro.models.batched import MODELS, Fitted, Graph, Members, Model, dense_features, evaluate, predict, train
 
 
 @dataclass
@@ -31,8 +32,9 @@ def _sample_one_hot(probabilities: torch.Tensor, members: Members) -> torch.Tens
 
 def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
          seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss", loops: int = 10,
-         epochs: int = 100, tau: float = 0.1) -> GMNNResult:
-    """GMNN (Qu et al. 2019, "W/o Attr. in p"): pre-train q (the base model) with early stopping and restore
+         epochs: int = 100, tau: float = 0.1, p_features: bool = False) -> GMNNResult:
+    """GMNN (Qu et al. 2019; "W/o Attr. in p", its public code, unless ``p_features``: then p reads the node
+    features beside the labels, pϕ(y_n | y_NB(n), x_V) as the paper writes it): pre-train q (the base model) with early stopping and restore
     it; then ``loops`` times an M-step (p, a GCN on label inputs with the same hyperparameters, trains for
     ``epochs`` on one sample of q's annealed predictions, gold labels on training nodes, all nodes) and
     an E-step (q trains for ``epochs`` on p's predictions, gold on training nodes, all nodes). Each
@@ -46,6 +48,12 @@ def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tens
     q0_test = evaluate(base, q_params, graph, y, split["test"], hyper, seeds).tolist()
     trained = max(r.epochs_run for r in q.results)
     sampler = Members(seeds, stream=2)
+    features = dense_features(graph).expand(len(seeds), -1, -1) if p_features else None
+
+    def p_inputs(labels: torch.Tensor) -> torch.Tensor:
+        """What p reads: each member's label sample, after the node features when ``p_features``."""
+        return labels if features is None else torch.cat([features, labels], -1)
+
     p_params, p_state = None, None
     best_p = [{"val_acc": -1.0} for _ in seeds]
     best_q = [{"val_acc": -1.0} for _ in seeds]
@@ -54,10 +62,10 @@ def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tens
         labels = _sample_one_hot(probabilities, sampler)
         labels[:, split["train"]] = gold
         p = train(MODELS["GCN"], graph, y, everything, hyper, seeds, hidden, epochs, epochs + 1, params=p_params,
-                  optimiser=p_state, targets=labels, inputs=labels, select="acc", stream=1)
+                  optimiser=p_state, targets=labels, inputs=p_inputs(labels), select="acc", stream=1)
         p_params, p_state = p.last_params, p.last_optimiser
-        _keep_best(best_p, p, MODELS["GCN"], graph, y, split, hyper, seeds, labels)
-        targets = torch.softmax(predict(MODELS["GCN"], p_params, graph, hyper, seeds, labels), -1)
+        _keep_best(best_p, p, MODELS["GCN"], graph, y, split, hyper, seeds, p_inputs(labels))
+        targets = torch.softmax(predict(MODELS["GCN"], p_params, graph, hyper, seeds, p_inputs(labels)), -1)
         targets[:, split["train"]] = gold
         q = train(base, graph, y, everything, hyper, seeds, hidden, epochs, epochs + 1, params=q_params, optimiser=q_state,
                   targets=targets, select="acc")

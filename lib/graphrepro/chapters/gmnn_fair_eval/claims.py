@@ -66,7 +66,7 @@ def headline(t: Tables) -> dict[str, Any]:
     the range of a model's fold accuracies."""
     ranges = {}
     for (dataset, kind, row), cell in (t.scores.groupby(["dataset", "kind", "row"]) if len(t.scores) else []):
-        if len(cell) > 1 and row not in ("GMNN p", "GMNN q"):
+        if len(cell) > 1 and not row.startswith("GMNN "):
             lo, hi = cell.acc.min(), cell.acc.max()
             ranges[(dataset, kind, row)] = (hi - lo, f"{dataset}, {kind.replace('_', ' ')}, {row}: one fold's test accuracy "
                                                      f"anywhere from {lo:.1f} to {hi:.1f} over {len(cell)} folds")

@@ -89,12 +89,14 @@ def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: 
 
 
 def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], setting: dict[str, Any]) -> list[dict[str, Any]]:
-    """The runs of a chosen setting, plain and (where a table has a GMNN row for the model) with GMNN."""
+    """The runs of a chosen setting, plain and (where a table has a GMNN row for the model) with GMNN twice: p
+    reading labels only (GMNN's public code) and p reading the node features too (as the GMNN paper writes p)."""
     dataset, kind, model, fold = cell
     base = {**base_config(params, dataset, kind, model, fold), **setting}
     gmnn = {"gmnn_loops": params["gmnn_loops"], "gmnn_epochs": params["gmnn_epochs"], "gmnn_tau": GMNN_TAU}
     with_gmnn = (model, True) in ROWS[_table(kind)]
-    return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in ([{}, gmnn] if with_gmnn else [{}])]
+    extras = [{}, gmnn, {**gmnn, "gmnn_p_features": True}] if with_gmnn else [{}]
+    return [{**base, "seed": s, **extra} for s in range(1, params["runs"] + 1) for extra in extras]
 
 
 def search_all(params: dict[str, Any], train: bool = True) -> dict[tuple[str, str, str, int], search.Choice]:

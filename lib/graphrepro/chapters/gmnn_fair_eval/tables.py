@@ -49,22 +49,33 @@ def _seed_scores(public: pd.DataFrame) -> pd.DataFrame:
     return fold_scores(public.assign(fold=public.seed) if len(public) else public)
 
 
-def _row_label(model: str, gmnn: bool) -> str:
-    return f"{model}+GMNN" if gmnn else model
+WITH_X = " (x in p)"  # the rows of GMNN whose p reads the node features too; the others are GMNN's public code
+
+
+def _row_label(model: str, gmnn: bool, features: bool = False) -> str:
+    return (f"{model}+GMNN" + (WITH_X if features else "")) if gmnn else model
+
+
+def _gmnn_rows(which: str) -> list[str]:
+    """A table's rows for the GMNN variant whose p reads the node features."""
+    return ["GMNN p" + WITH_X, "GMNN q" + WITH_X, "GCN+GMNN" + WITH_X] if which == "sparse" else \
+        [_row_label(m, True, True) for m, g in ROWS[which] if g]
 
 
 def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
-    """Test accuracy per (dataset, kind, row, fold): the mean over that fold's runs (GMNN: p, q and best)."""
+    """Test accuracy per (dataset, kind, row, fold): the mean over that fold's runs (GMNN: p, q and best; the
+    variant whose p reads the features in rows marked ``WITH_X``)."""
     if not len(runs):
         return pd.DataFrame(columns=["dataset", "kind", "row", "fold", "acc"])
-    runs = runs.assign(gmnn=runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna())
+    runs = runs.assign(gmnn=runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna(),
+                       features=runs["gmnn_p_features"].eq(True) if "gmnn_p_features" in runs else False)
     frames = []
-    for (dataset, kind, model, gmnn, fold), group in runs.groupby(["dataset", "kind", "model", "gmnn", "fold"]):
-        row = _row_label(model, gmnn)
+    for (dataset, kind, model, gmnn, features, fold), group in runs.groupby(["dataset", "kind", "model", "gmnn", "features", "fold"]):
+        row, mark = _row_label(model, gmnn, features), WITH_X if features else ""
         frames.append({"dataset": dataset, "kind": kind, "row": row, "fold": fold, "acc": 100 * group.test_acc.mean()})
         if gmnn and kind != "dense":
-            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN p", "fold": fold, "acc": 100 * group.test_p_acc.mean()})
-            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN q", "fold": fold, "acc": 100 * group.test_q_acc.mean()})
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN p" + mark, "fold": fold, "acc": 100 * group.test_p_acc.mean()})
+            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN q" + mark, "fold": fold, "acc": 100 * group.test_q_acc.mean()})
     return pd.DataFrame(frames)
 
 
@@ -80,15 +91,15 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.Dat
     scores = fold_scores(runs) if scores is None else scores
     kinds = [k for k in params["kinds"] if _table(k) == which]
     labels = (["MLP", "GCN", "FAGCN", "GMNN p", "GMNN q", "GCN+GMNN", "FAGCN+GMNN"] if which == "sparse"
-              else [_row_label(m, g) for m, g in ROWS[which]])
+              else [_row_label(m, g) for m, g in ROWS[which]]) + _gmnn_rows(which)
     rows = []
     for dataset in list(params["datasets"]) + [d for d in ALL_DATASETS if d not in fair_eval.DATASETS]:
         missing = UNAVAILABLE.get(dataset) or ("" if dataset in available(params) else "not obtainable here")
         for kind in kinds:
             for label in labels:
                 cell = scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)] if len(scores) else scores
-                paper = PAPER.get((label, dataset, kind), (math.nan, math.nan))
-                if math.isnan(paper[0]) and not len(cell):
+                paper = PAPER.get((label.removesuffix(WITH_X), dataset, kind), (math.nan, math.nan))
+                if (math.isnan(paper[0]) or label.endswith(WITH_X) and missing) and not len(cell):
                     continue
                 ours = cell.acc.mean() if len(cell) else math.nan
                 std = cell.acc.std(ddof=0) if len(cell) > 1 else math.nan
@@ -141,7 +152,7 @@ def flip_counts(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFrame
     means, and in how many of the folds that order is reversed."""
     scores = fold_scores(runs) if scores is None else scores
     rows = []
-    for (dataset, kind), cell in scores[~scores.row.isin(["GMNN p", "GMNN q"])].groupby(["dataset", "kind"]):
+    for (dataset, kind), cell in scores[~scores.row.isin(["GMNN p", "GMNN q"]) & ~scores.row.str.endswith(WITH_X)].groupby(["dataset", "kind"]):
         wide = cell.pivot(index="fold", columns="row", values="acc").dropna()
         for a, b in PAIRS:
             if a in wide and b in wide:
