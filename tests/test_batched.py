@@ -153,15 +153,25 @@ def test_gmnn_runs_its_em_phases_and_reports_p_q_and_the_better(toy):
     assert again.best == result.best  # seeded: the same samples, masks and weights
 
 
-def test_dense_features_give_back_the_matrix_the_graph_was_made_from(toy):
-    x, edges, _, _ = toy
-    torch.testing.assert_close(batched.dense_features(batched.make_graph(x, edges)), x)
+def test_inputs_after_the_features_read_as_their_dense_concatenation(toy):
+    """``AfterFeatures`` (the sparse features' product plus the dense inputs') equals the input layer on
+    ``[X ‖ inputs]``, dropout off."""
+    x, edges, y, split = toy
+    graph = batched.make_graph(x, edges)
+    hyper = batched.hyper_tensors([{"lr": 0.01, "weight_decay": 0.0}] * 2)
+    labels = F.one_hot(torch.randint(0, 3, (2, len(y)), generator=torch.Generator().manual_seed(1)), 3).float()
+    after = batched.AfterFeatures(labels)
+    assert batched.input_dim(graph, after) == x.shape[1] + 3
+    params = batched.MODELS["GCN"].init(batched.Members([0, 1]), batched.input_dim(graph, after), 8, 3)
+    both = batched.predict(batched.MODELS["GCN"], params, graph, hyper, [0, 1], inputs=after)
+    dense = batched.predict(batched.MODELS["GCN"], params, graph, hyper, [0, 1], inputs=torch.cat([x.expand(2, -1, -1), labels], -1))
+    torch.testing.assert_close(both, dense)
 
 
 @pytest.mark.parametrize("p_features", [False, True])
 def test_gmnns_p_reads_the_features_only_in_the_papers_variant(toy, monkeypatch, p_features):
-    """p's inputs in every M-step: each member's label sample (gold one-hot on training nodes), after the node
-    features when ``p_features`` (the GMNN paper's pϕ(y_n | y_NB(n), x_V)); its targets are the sample alone."""
+    """p's inputs in every M-step: each member's label sample (gold one-hot on training nodes), read after the
+    node features when ``p_features`` (the GMNN paper's pϕ(y_n | y_NB(n), x_V)); its targets are the sample alone."""
     x, edges, y, split = toy
     seen, train = [], gmnn.train
     monkeypatch.setattr(gmnn, "train", lambda *a, **kw: seen.append(kw) or train(*a, **kw))
@@ -173,11 +183,10 @@ def test_gmnns_p_reads_the_features_only_in_the_papers_variant(toy, monkeypatch,
     assert len(p_calls) == 2  # one M-step per loop
     for kw in p_calls:
         inputs, labels = kw["inputs"], kw["targets"]
-        assert inputs.shape == (2, len(y), (x.shape[1] if p_features else 0) + 3)
-        torch.testing.assert_close(inputs[..., -3:], labels)
+        assert isinstance(inputs, batched.AfterFeatures) == p_features
+        torch.testing.assert_close(inputs.dense if p_features else inputs, labels)
+        assert labels.shape == (2, len(y), 3)
         assert torch.equal(labels[:, split["train"]].argmax(-1), y[split["train"]].expand(2, -1))
-        if p_features:
-            torch.testing.assert_close(inputs[..., :-3], x.expand(2, -1, -1))
 
 
 def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monkeypatch):

@@ -106,7 +106,8 @@ def test_ask_tell_study_replays_from_the_store(monkeypatch):
 
 
 def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
-    """NSGA-II hands out a generation before any tell: it trains as one grid call; a rerun trains nothing;
+    """NSGA-II hands out a generation before any tell: it trains as one grid call, until the asked settings
+    hold ``n_trials`` distinct ones (a repeat is told its record and does not count); a rerun trains nothing;
     a replay that may not train draws no progress bar (a page reading its records shows none)."""
     import optuna
 
@@ -118,18 +119,24 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     real = grid.run_grid
     monkeypatch.setattr(grid, "run_grid", lambda ch, name, configs, *a, **k: grids.append(len(configs)) or real(ch, name, configs, *a, **k))
     space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
-    first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
-    assert grids == [8, 8, 4] and len(records) == 20 and first.best_value == pytest.approx(min(records.val_mr))
+    first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=3, device="cpu", generation=4)
+    asked = [t.params["x"] for t in first.trials]
+    assert set(grids) == {4} and len(asked) == 4 * len(grids) and len(records) == len(asked)
+    assert len(set(asked[:-4])) < 8 <= len(set(asked))  # it stopped at the generation that reached 8 distinct
+    assert len(asked) > len(set(asked))  # repeats were asked, and did not count
+    assert len(calls) == len(set(asked)) and first.best_value == pytest.approx(min(records.val_mr))  # a repeat trains once
     bars: list[str] = []
     real_bar = progress.grid_bar
     monkeypatch.setattr(progress, "grid_bar", lambda desc, *a: bars.append(desc) or real_bar(desc, *a))
     calls.clear()
-    again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=20, sampler_seed=3, device="cpu", generation=8)
+    again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=3, device="cpu", generation=4)
     assert calls == [] and again.best_params == first.best_params and bars == ["study: study"]
-    partial, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=36, sampler_seed=3, device="cpu",
-                                    generation=8, train=False)
-    assert calls == [] and len(records) == 16 and len(partial.trials) == 24  # replays up to the first unrecorded generation
+    partial, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=11, sampler_seed=3, device="cpu",
+                                    generation=4, train=False)
+    assert calls == [] and len(records) == len(asked) and len(partial.trials) == len(asked) + 4  # up to the first unrecorded generation
     assert bars == ["study: study"]  # the replay drew none
+    whole, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=50, sampler_seed=3, device="cpu", generation=4)
+    assert len({t.params["x"] for t in whole.trials}) == 11  # the grid has 11 settings: 50 asks for all of them, and stops
 
 
 def test_choices_are_recorded_and_read_back(isolated_store):

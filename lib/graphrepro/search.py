@@ -105,8 +105,9 @@ def _quiet_optuna() -> Iterator[None]:
 def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
           sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1,
           train: bool = True, show: bool = True) -> tuple[Any, pd.DataFrame]:
-    """An Optuna ask/tell study replayed from the run store: each asked setting is a run config; a
-    recorded one is told from its record, only the others train. With a seeded sampler a resumed
+    """An Optuna ask/tell study replayed from the run store, asking until ``n_trials`` distinct settings have
+    been asked (a setting asked again is told its record's value and does not count): each asked setting is a
+    run config; a recorded one is told from its record, only the others train. With a seeded sampler a resumed
     study asks the same settings in the same order, so the store stays the single source of truth.
     ``generation`` 1: TPE, one trial at a time; more: a genetic algorithm (NSGA-II) whose whole
     generation is asked before any is told, so the generation trains as one grid (and one batch where
@@ -118,6 +119,8 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
     from graphrepro.grid import run_grid  # grid trains; the module above it imports this one
 
     experiment = catalog.experiment(experiment_name)
+    sizes = [len(getattr(d, "choices", ())) for d in distributions.values()]
+    n_trials = min(n_trials, math.prod(sizes)) if all(sizes) else n_trials  # a small grid has fewer distinct settings
     spec = experiment.selection_spec(base)
     direction = "maximize" if spec.higher_is_better else "minimize"
     frames = []
@@ -127,8 +130,9 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
         trials = optuna.create_study(direction=direction, sampler=sampler)
         bar = progress.grid_bar(f"{desc}: study", n_trials, 0) if train and show else contextlib.nullcontext(lambda n: None)
         with bar as update:
-            for start in range(0, n_trials, generation):
-                asked = [trials.ask(distributions) for _ in range(min(generation, n_trials - start))]
+            distinct: set[str] = set()
+            while len(distinct) < n_trials:
+                asked = [trials.ask(distributions) for _ in range(generation)]
                 configs = [{**base, **t.params} for t in asked]
                 if not train and not all(store.record_path(chapter, experiment.key(c)).exists()
                                          for c in configs):
@@ -141,5 +145,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
                     else:
                         trials.tell(trial, value)
                 frames.append(frame)
-                update(len(asked))
+                new = {experiment.key(c) for c in configs} - distinct
+                update(min(len(new), n_trials - len(distinct)))
+                distinct |= new
     return trials, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -42,12 +42,27 @@ class Graph:
         return int(self.features["shape"][1])
 
 
-def dense_features(graph: Graph) -> torch.Tensor:
-    """The node features as one dense ``[nodes, features]`` matrix."""
-    crow, col = graph.features["crow"], graph.features["col"]
-    rows = torch.repeat_interleave(torch.arange(graph.num_nodes), crow.diff())
-    dense = torch.zeros(graph.num_nodes, graph.num_features, dtype=graph.feature_values.dtype)
-    return dense.index_put_((rows, col), graph.feature_values)
+@dataclass(frozen=True)
+class AfterFeatures:
+    """Dense per-member inputs ``[S, nodes, D]`` that the input layer reads after the graph's sparse node
+    features, as if its input were ``[X ‖ dense]`` (GMNN's p with features: the labels after X)."""
+
+    dense: torch.Tensor
+
+    def __getitem__(self, rows: Any) -> AfterFeatures:
+        return AfterFeatures(self.dense[rows])
+
+
+Inputs = torch.Tensor | AfterFeatures | None  # what the input layer reads: the features, dense inputs, or both
+
+
+def input_dim(graph: Graph, inputs: Inputs) -> int:
+    """The input layer's width for ``inputs``."""
+    if inputs is None:
+        return graph.num_features
+    if isinstance(inputs, AfterFeatures):
+        return graph.num_features + inputs.dense.shape[-1]
+    return inputs.shape[-1]
 
 
 def make_graph(x: torch.Tensor, edge_index: torch.Tensor) -> Graph:
@@ -108,11 +123,17 @@ def _sparse_input(graph: Graph, weight: torch.Tensor, rates: torch.Tensor, membe
 
 
 def _first_layer(graph: Graph, weight: torch.Tensor, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-                 training: bool, inputs: torch.Tensor | None) -> torch.Tensor:
-    """The input layer's product: the sparse node features, or each member's dense ``inputs [S, N, F]``."""
+                 training: bool, inputs: Inputs) -> torch.Tensor:
+    """The input layer's product: the sparse node features, each member's dense ``inputs [S, N, F]``, or both
+    (``AfterFeatures``: the features' rows of the weight, then the dense inputs' rows)."""
+    rates = hyper["input_dropout"]
     if inputs is None:
-        return _sparse_input(graph, weight, hyper["input_dropout"], members, active, training)
-    return _linear(_dropout(inputs, hyper["input_dropout"], members, active, training), weight)
+        return _sparse_input(graph, weight, rates, members, active, training)
+    if isinstance(inputs, AfterFeatures):
+        f = graph.num_features
+        return (_sparse_input(graph, weight[:, :f].contiguous(), rates, members, active, training)
+                + _linear(_dropout(inputs.dense, rates, members, active, training), weight[:, f:]))
+    return _linear(_dropout(inputs, rates, members, active, training), weight)
 
 
 def _propagate(graph: Graph, h: torch.Tensor) -> torch.Tensor:
@@ -143,7 +164,7 @@ def _two_layer_init(members: Members, in_dim: int, hidden: int, classes: int) ->
 
 
 def _mlp(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-         training: bool, inputs: torch.Tensor | None = None, propagate: bool = False) -> torch.Tensor:
+         training: bool, inputs: Inputs = None, propagate: bool = False) -> torch.Tensor:
     h = _first_layer(graph, params["w1"], hyper, members, active, training, inputs)
     h = F.relu((_propagate(graph, h) if propagate else h) + params["b1"])
     h = _linear(_dropout(h, hyper["dropout"], members, active, training), params["w2"])
@@ -151,7 +172,7 @@ def _mlp(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: 
 
 
 def _gcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-         training: bool, inputs: torch.Tensor | None = None) -> torch.Tensor:
+         training: bool, inputs: Inputs = None) -> torch.Tensor:
     return _mlp(params, graph, hyper, members, active, training, inputs, propagate=True)
 
 
@@ -165,7 +186,7 @@ def _fagcn_init(members: Members, in_dim: int, hidden: int, classes: int, layers
 
 
 def _fagcn(params: Params, graph: Graph, hyper: dict[str, torch.Tensor], members: Members, active: list[int],
-           training: bool, inputs: torch.Tensor | None = None) -> torch.Tensor:
+           training: bool, inputs: Inputs = None) -> torch.Tensor:
     """FAGCN (Bo et al. 2021): ``raw = dropout(ReLU(x W1 + b1))``; per layer, signed edge gates
     ``tanh(g_dst h_i + g_src h_j + b)`` scaled by ``d_i^-1/2 d_j^-1/2`` and dropped out, summed over
     neighbours, plus ``eps * raw``; then ``W2``."""
@@ -280,16 +301,16 @@ def _full_state(params: Params, optimiser: Adam) -> Adam:
 def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor],
           seeds: list[int], hidden: int, max_epochs: int, patience: int, stop_on: str = "loss",
           params: Params | None = None, optimiser: Adam | None = None, targets: torch.Tensor | None = None,
-          inputs: torch.Tensor | None = None, select: str = "loss", stream: int = 0) -> Fitted:
+          inputs: Inputs = None, select: str = "loss", stream: int = 0) -> Fitted:
     """Train every member (``hyper``: per-member tensors ``lr``, ``weight_decay``, ``dropout``,
     ``input_dropout``, and ``eps`` for FAGCN) on ``split["train"]`` against ``targets`` (default: the labels
     ``y``), until ``patience`` evaluations without a lower validation loss (``stop_on="loss_acc"``: nor a
     higher validation accuracy) or ``max_epochs``. The selected epoch is the one of lowest validation loss
     (``select="acc"``: first highest validation accuracy). ``params``/``optimiser`` continue an earlier
-    training; ``inputs`` replaces the node features by dense per-member inputs."""
+    training; ``inputs`` replaces the node features by dense per-member inputs (``AfterFeatures``: adds them)."""
     members = Members(seeds, stream)
     classes = int(y.max()) + 1
-    params = model.init(members, graph.num_features if inputs is None else inputs.shape[-1], hidden, classes) if params is None else params
+    params = model.init(members, input_dim(graph, inputs), hidden, classes) if params is None else params
     params = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
     optimiser = Adam(hyper["lr"].clone(), hyper["weight_decay"].clone()) if optimiser is None else optimiser.copy()
     hyper = {k: v.clone() for k, v in hyper.items()}
@@ -342,14 +363,14 @@ def train(model: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Te
 
 
 def predict(model: Model, params: Params, graph: Graph, hyper: dict[str, torch.Tensor], seeds: list[int],
-            inputs: torch.Tensor | None = None) -> torch.Tensor:
+            inputs: Inputs = None) -> torch.Tensor:
     """Every member's logits ``[S, nodes, classes]`` (no dropout)."""
     with torch.no_grad():
         return model.forward(params, graph, hyper, Members(seeds), list(range(len(seeds))), False, inputs).float()
 
 
 def evaluate(model: Model, params: Params, graph: Graph, y: torch.Tensor, index: torch.Tensor,
-             hyper: dict[str, torch.Tensor], seeds: list[int], inputs: torch.Tensor | None = None) -> torch.Tensor:
+             hyper: dict[str, torch.Tensor], seeds: list[int], inputs: Inputs = None) -> torch.Tensor:
     """Each member's accuracy on ``index`` with ``params`` (no dropout)."""
     return _accuracy(predict(model, params, graph, hyper, seeds, inputs)[:, index], y[index])
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
-from graphrepro.models.batched import MODELS, Fitted, Graph, Members, Model, dense_features, evaluate, predict, train
+from graphrepro.models.batched import MODELS, AfterFeatures, Fitted, Graph, Inputs, Members, Model, evaluate, predict, train
 
 
 @dataclass
@@ -48,11 +48,10 @@ def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tens
     q0_test = evaluate(base, q_params, graph, y, split["test"], hyper, seeds).tolist()
     trained = max(r.epochs_run for r in q.results)
     sampler = Members(seeds, stream=2)
-    features = dense_features(graph).expand(len(seeds), -1, -1) if p_features else None
 
-    def p_inputs(labels: torch.Tensor) -> torch.Tensor:
+    def p_inputs(labels: torch.Tensor) -> Inputs:
         """What p reads: each member's label sample, after the node features when ``p_features``."""
-        return labels if features is None else torch.cat([features, labels], -1)
+        return AfterFeatures(labels) if p_features else labels
 
     p_params, p_state = None, None
     best_p = [{"val_acc": -1.0} for _ in seeds]
@@ -78,7 +77,7 @@ def gmnn(base: Model, graph: Graph, y: torch.Tensor, split: dict[str, torch.Tens
 
 def _keep_best(best: list[dict[str, float]], fitted: Fitted, model: Model, graph: Graph, y: torch.Tensor,
                split: dict[str, torch.Tensor], hyper: dict[str, torch.Tensor], seeds: list[int],
-               inputs: torch.Tensor | None = None) -> None:
+               inputs: Inputs = None) -> None:
     """Update each member's best phase (strictly higher validation accuracy) with its test accuracy then."""
     test = evaluate(model, fitted.params, graph, y, split["test"], hyper, seeds, inputs).tolist()
     for s, (r, t) in enumerate(zip(fitted.results, test)):

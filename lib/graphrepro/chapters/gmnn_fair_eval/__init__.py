@@ -13,7 +13,8 @@ PAGE = chapter_page(
     Param("kinds", str, "training sets: dense (81/9/10) and the two sparse ones (20 per class, or 20·K stratified)",
           same(list(ASSESSED)), ASSESSED, many=True),
     Param("folds", int, "assessment folds run (of k = 10)", {"smoke": 2, "standard": 10, "paper": 10}, minimum=1, maximum=10),
-    Param("trials", int, "search trials per fold and model (the paper: population 100, 10 generations)",
+    Param("trials", int, "distinct settings searched per fold and model (a setting asked again does not count; the "
+          "paper: population 100, 10 generations)",
           {"smoke": 4, "standard": 24, "paper": 1000}, minimum=1, maximum=100_000),
     Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
           {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),

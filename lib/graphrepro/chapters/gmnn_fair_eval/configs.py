@@ -69,15 +69,16 @@ def key(config: dict[str, Any]) -> str:
 def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
                 show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
     """The cell's genetic search, guided by validation accuracy as the paper's evolution is, replayed from the
-    store (``train`` fills the gaps): its choice (recorded once complete) and the configs of the trials asked so far."""
+    store (``train`` fills the gaps): its choice among the first ``trials`` distinct settings (recorded once
+    complete) and the configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
     study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
                                   _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
                                   params["generation"], train=train, show=show)
     asked = [{**base, **t.params} for t in study.trials]
-    settings = [t.params for t in study.trials if t.state.is_finished()]
-    keys = [key({**base, **s}) for s in settings]
+    distinct = {key({**base, **t.params}): t.params for t in study.trials if t.state.is_finished()}  # first asks, in order
+    keys, settings = list(distinct)[:params["trials"]], list(distinct.values())[:params["trials"]]
     if len(keys) < params["trials"]:
         return search.Choice(None, "search not complete", tuple(keys)), asked
     recorded = search.recorded_choice(CHAPTER, fair_eval.EXPERIMENT, tuple(keys))
