@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import ttest_rel
 
 from graphrepro import catalog, pages
-from graphrepro.chapters.gmnn_fair_eval import claims, configs, paper, tables
+from graphrepro.chapters.gmnn_fair_eval import budget, claims, configs, paper, tables
 from graphrepro.verdicts import Cell, decisions
 
 
@@ -142,14 +142,53 @@ def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp
         configs.search_all(params)
         runs = catalog.load(paper.CHAPTER).set_index("key").sort_index()
         replayed = [configs.search_cell(params, cell, train=False) for cell in configs.cells(params)]
-        assert all(choice.setting is not None and len(asked) == 8 for choice, asked in replayed)
         assert set(runs.index) == {configs.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
         for choice, asked in replayed:  # told and chosen on validation accuracy, as the paper's evolution is
-            accuracy = [runs.loc[configs.key(c), "val_acc"] for c in asked]
+            distinct = list({configs.key(c): c for c in asked}.values())[:8]  # a setting asked again is one trial
+            assert choice.setting is not None and len(distinct) == 8 and list(choice.trial_keys) == [configs.key(c) for c in distinct]
+            accuracy = [runs.loc[configs.key(c), "val_acc"] for c in distinct]
             assert list(choice.scores) == accuracy
-            assert choice.setting.items() <= asked[accuracy.index(max(accuracy))].items()
+            assert choice.setting.items() <= distinct[accuracy.index(max(accuracy))].items()
         found[workers] = runs[["val_loss", "val_acc", "best_epoch"]], [choice.setting for choice, _ in replayed]
     assert found[1][0].equals(found[2][0]) and found[1][1] == found[2][1]
+
+
+@pytest.mark.slow
+def test_a_budget_studys_smaller_budgets_are_the_beginning_of_its_search(tmp_path, monkeypatch):
+    """One search per fold as long as the largest budget: the choice at a smaller budget is made among its first
+    distinct settings, the same as a search of that budget alone; each budget's choice runs ``budget_runs`` times."""
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], folds=1, budget_runs=2)
+    if configs.available(params) != ["cora"]:
+        pytest.skip("Cora is not in the mirror")
+    monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path))
+    configs.run_budget(params)
+    cell = ("cora", "sparse_balanced", "GCN", 0)
+    chosen, asked = configs.budget_search(params, cell, train=False)
+    assert len(chosen[8].trial_keys) == 8 and chosen[4].trial_keys == chosen[8].trial_keys[:4]
+    alone, _ = configs.search_cell({**params, "trials": 4}, cell, train=False)
+    assert alone.trial_keys == chosen[4].trial_keys and alone.setting == chosen[4].setting
+    studied = budget.frame(params)
+    assert sorted(studied.budget) == [4, 8] and set(studied.fold) == {0}
+    runs = catalog.load(paper.CHAPTER).set_index("key")
+    for n in (4, 8):  # each budget's estimate: the mean test accuracy of its choice's two runs
+        keys = [configs.key({**configs.base_config(params, *cell), **chosen[n].setting, "seed": s}) for s in (1, 2)]
+        assert studied[studied.budget == n].acc.item() == pytest.approx(100 * runs.loc[keys, "test_acc"].mean())
+
+
+def test_the_budget_tables_say_how_far_the_estimate_moves():
+    params = pages.resolve("gmnn-fair-eval", "smoke", budgets=[24, 100])
+    acc = {24: [80.0, 81.0, 79.0, 80.0], 100: [81.0, 82.5, 80.0, 81.5]}  # +1, +1.5, +1, +1.5 points
+    studied = pd.DataFrame([{"dataset": "cora", "kind": "sparse_balanced", "model": "GCN", "budget": n, "fold": f, "acc": a,
+                             "setting": "s" if n == 24 or f < 2 else "t"} for n, values in acc.items() for f, a in enumerate(values)])
+    shown = budget.table(studied, params)
+    row = shown.loc[("cora, sparse balanced, GCN", 100)]
+    assert row["ours"] == "81.2 ± 1.0" and row["paper"] == "80.8 ± 2.6" and row["ours − paper"] == pytest.approx(81.25 - 80.78)
+    assert row["choice differs"] == "2 of 4" and shown.loc[("cora, sparse balanced, GCN", 24), "choice differs"] == "0 of 4"
+    moved = budget.shifts(studied, params).loc[("cora, sparse balanced, GCN", "24 → 100")]
+    # the differences' sd 0.289, standard error 0.144, t(0.975, 3) = 3.18: 1.25 ± 0.46
+    assert moved["shift (points)"] == pytest.approx(1.25) and moved["moves"] == "yes"
+    assert moved["95% interval"] == "[+0.79, +1.71]"
+    assert "budget_study true" in budget.table(studied.iloc[:0], params).iloc[0, 0]
 
 
 @pytest.mark.slow

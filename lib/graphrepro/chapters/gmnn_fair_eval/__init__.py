@@ -18,6 +18,13 @@ PAGE = chapter_page(
           {"smoke": 4, "standard": 24, "paper": 1000}, minimum=1, maximum=100_000),
     Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
           {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),
+    Param("budget_study", bool, "run the budget study: Cora sparse balanced and Citeseer sparse stratified GCN searched "
+          "with each of `budgets` (not yet part of the standard records: `-p budget_study true` trains it)",
+          {"smoke": True, "standard": False, "paper": True}),
+    Param("budgets", int, "the budget study's search budgets, distinct settings per fold", {"smoke": [4, 8], "standard": [24, 100, 400],
+          "paper": [24, 100, 400]}, many=True, minimum=1, maximum=100_000),
+    Param("budget_runs", int, "the budget study's runs per fold with each budget's choice", {"smoke": 1, "standard": 10, "paper": 10},
+          minimum=1, maximum=100),
     Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": 20},
           minimum=1, maximum=100),
     Param("max_epochs", int, "epoch cap (paper 1000)", {"smoke": 6, "standard": 1000, "paper": 1000}, minimum=1, maximum=100_000),

@@ -17,6 +17,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     GMNN_TAU,
     PUBLIC_PRETRAIN,
     PUBLIC_SETTING,
+    BUDGET_CELLS,
     ROWS,
     SEARCH_SEED,
     SPACE,
@@ -66,27 +67,65 @@ def key(config: dict[str, Any]) -> str:
     return fair_eval.EXPERIMENT.key(config)
 
 
-def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
-                show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
-    """The cell's genetic search, guided by validation accuracy as the paper's evolution is, replayed from the
-    store (``train`` fills the gaps): its choice among the first ``trials`` distinct settings (recorded once
-    complete) and the configs of the trials asked so far."""
+def _search(params: dict[str, Any], cell: tuple[str, str, str, int], trials: int, train: bool,
+            show: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]], pd.DataFrame, list[dict[str, Any]]]:
+    """The cell's genetic search up to ``trials`` distinct settings, replayed from the store (``train`` fills the
+    gaps): its base config, the distinct settings by key in the order first asked, the trials' records and the
+    configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
-    study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), params["trials"],
-                                  _sampler_seed(*cell), params["device"], f"{dataset} {kind} {model} fold {fold}",
-                                  params["generation"], train=train, show=show)
-    asked = [{**base, **t.params} for t in study.trials]
+    study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), trials, _sampler_seed(*cell),
+                                  params["device"], f"{dataset} {kind} {model} fold {fold}", params["generation"], train=train, show=show)
     distinct = {key({**base, **t.params}): t.params for t in study.trials if t.state.is_finished()}  # first asks, in order
-    keys, settings = list(distinct)[:params["trials"]], list(distinct.values())[:params["trials"]]
-    if len(keys) < params["trials"]:
-        return search.Choice(None, "search not complete", tuple(keys)), asked
+    return base, distinct, records, [{**base, **t.params} for t in study.trials]
+
+
+def _choose(base: dict[str, Any], distinct: dict[str, dict[str, Any]], trials: int, records: pd.DataFrame) -> search.Choice:
+    """The choice among a search's first ``trials`` distinct settings, made and recorded once they all are."""
+    keys, settings = list(distinct)[:trials], list(distinct.values())[:trials]
+    if len(keys) < trials:
+        return search.Choice(None, "search not complete", tuple(keys))
     recorded = search.recorded_choice(CHAPTER, fair_eval.EXPERIMENT, tuple(keys))
     if recorded is not None:
-        return recorded, asked
+        return recorded
     choice = search.choose(settings, keys, records, fair_eval.EXPERIMENT.selection_spec(base), settings[0])
     search.record_choice(CHAPTER, fair_eval.EXPERIMENT, choice)
-    return choice, asked
+    return choice
+
+
+def search_cell(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool,
+                show: bool = True) -> tuple[search.Choice, list[dict[str, Any]]]:
+    """The cell's genetic search, guided by validation accuracy as the paper's evolution is: its choice among
+    the first ``trials`` distinct settings (recorded once complete) and the configs of the trials asked so far."""
+    base, distinct, records, asked = _search(params, cell, params["trials"], train, show)
+    return _choose(base, distinct, params["trials"], records), asked
+
+
+def budget_search(params: dict[str, Any], cell: tuple[str, str, str, int], train: bool) -> tuple[dict[int, search.Choice], list[dict[str, Any]]]:
+    """One search as long as the largest of ``params["budgets"]``, and a choice per budget among its first that
+    many distinct settings: the smaller budgets' searches are this one's beginning (the same seeded sampler)."""
+    base, distinct, records, asked = _search(params, cell, max(params["budgets"]), train, show=False)
+    return {n: _choose(base, distinct, n, records) for n in params["budgets"]}, asked
+
+
+BudgetCell = tuple[str, str, str, int]  # the budget study's dataset, kind, base model and fold
+
+
+def budget_cells(params: dict[str, Any]) -> list[BudgetCell]:
+    """The budget study's (dataset, kind, model, fold) whose data can be had (none unless ``budget_study``)."""
+    ready = set(available(params)) if params["budget_study"] else set()
+    return [(d, k, m, f) for d, k, m in BUDGET_CELLS if d in ready for f in range(params["folds"])]
+
+
+def budget_choices(params: dict[str, Any], train: bool = True) -> dict[tuple[BudgetCell, int], search.Choice]:
+    """Each budget cell's choice at each budget (``train``: its search completed first)."""
+    return {(cell, n): choice for cell in budget_cells(params) for n, choice in budget_search(params, cell, train)[0].items()}
+
+
+def budget_configs(params: dict[str, Any], chosen: dict[tuple[BudgetCell, int], search.Choice]) -> dict[tuple[BudgetCell, int], list[dict[str, Any]]]:
+    """The runs of each budget's chosen setting (seeds 1 .. ``budget_runs``), by cell and budget."""
+    return {(cell, n): [{**base_config(params, *cell), **choice.setting, "seed": s} for s in range(1, params["budget_runs"] + 1)]
+            for (cell, n), choice in chosen.items() if choice.setting is not None}
 
 
 def assessment_configs(params: dict[str, Any], cell: tuple[str, str, str, int], setting: dict[str, Any]) -> list[dict[str, Any]]:
@@ -126,7 +165,14 @@ def run(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
                for config in assessment_configs(params, cell, choice.setting)]
     if train:
         return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="assessment") if configs else pd.DataFrame()
-    return _recorded(configs)
+    return recorded(configs)
+
+
+def run_budget(params: dict[str, Any]) -> pd.DataFrame:
+    """Complete the budget study's searches, then train its runs; their records."""
+    planned = [c for runs in budget_configs(params, budget_choices(params, train=True)).values() for c in runs]
+    unique = list({key(c): c for c in planned}.values())
+    return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, unique, params["device"], desc="budget study") if unique else pd.DataFrame()
 
 
 def public_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -146,22 +192,26 @@ def run_public(params: dict[str, Any], train: bool = True) -> pd.DataFrame:
     configs = public_configs(params)
     if train:
         return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, configs, params["device"], desc="public split") if configs else pd.DataFrame()
-    return _recorded(configs)
+    return recorded(configs)
 
 
-def _recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+def recorded(configs: list[dict[str, Any]]) -> pd.DataFrame:
+    """The store's records of these configs (nothing is trained)."""
     return store.runs_with_keys(catalog.load(CHAPTER), map(key, configs))
 
 
 def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs),
-    once each: NSGA-II may ask a setting again, and its record answers both times."""
+    """Every run the chapter shows whose config is known now (search trials replayed, chosen settings' runs, the
+    budget study's), once each: NSGA-II may ask a setting again, and its record answers both times."""
     configs = []
     for cell in cells(params):
         choice, asked = search_cell(params, cell, train=False)
         configs += asked
         if choice.setting is not None:
             configs += assessment_configs(params, cell, choice.setting)
+    for cell in budget_cells(params):
+        chosen, asked = budget_search(params, cell, train=False)
+        configs += asked + [c for runs in budget_configs(params, {(cell, n): ch for n, ch in chosen.items()}).values() for c in runs]
     return list({key(c): c for c in configs + public_configs(params)}.values())
 
 
@@ -173,7 +223,7 @@ def chapter_keys(params: dict[str, Any]) -> set[str]:
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """The chapter's known runs and their records (nothing is trained)."""
     configs = chapter_configs(params)
-    return configs, _recorded(configs)
+    return configs, recorded(configs)
 
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
@@ -182,6 +232,8 @@ def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
 
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
-    """The chapter's searches and assessment runs, sparse training sets first (they train fastest)."""
+    """The chapter's searches and assessment runs, sparse training sets first (they train fastest), then the budget
+    study (the longest searches)."""
     order = sorted(params["kinds"], key=lambda k: k == "dense")
-    return [("public split", lambda: run_public(params))] + [(kind, lambda kind=kind: run({**params, "kinds": [kind]})) for kind in order]
+    return ([("public split", lambda: run_public(params))] + [(kind, lambda kind=kind: run({**params, "kinds": [kind]})) for kind in order]
+            + [("budget study", lambda: run_budget(params))])

@@ -103,3 +103,7 @@ ROW_ORDER = ("MLP", "GCN", "GCN+GMNN", "FAGCN", "FAGCN+GMNN")
 
 
 PAIRS = (("GCN", "MLP"), ("GCN+GMNN", "GCN"), ("FAGCN+GMNN", "FAGCN"), ("FAGCN", "GCN"))
+
+
+# The budget study's cells (dataset, kind, base model): the search budget's effect on the estimates, measured
+BUDGET_CELLS = (("cora", "sparse_balanced", "GCN"), ("citeseer", "sparse_stratified", "GCN"))
