@@ -283,6 +283,26 @@ def test_records_from_uncommitted_code_are_replaced_by_matching_reruns_and_the_o
     assert "0 of 0 records" in capsys.readouterr().out
 
 
+def test_records_from_uncommitted_code_are_re_trained_the_quickest_first(monkeypatch):
+    """A stop (a session's end) then loses the least: the records go in the order of their batches' training time."""
+    from graphrepro import sources, verify
+
+    records = [{"key": key, "git_commit": "0" * 40 + "+dirty", "batch_wall_s": seconds}
+               for key, seconds in (("slow", 900.0), ("quick", 5.0), ("middle", 60.0))]
+    monkeypatch.setattr(sources, "refuse_uncommitted", lambda what: None)
+    monkeypatch.setattr(verify.store, "records", lambda slug, root=None: records)
+    monkeypatch.setattr(verify.catalog, "is_current", lambda record, known: True)
+    monkeypatch.setattr(verify, "uncommitted_reasons", lambda: {})
+    monkeypatch.setattr(verify, "_current", lambda slug, key: next(r for r in records if r["key"] == key))
+    monkeypatch.setattr(verify, "retrain", lambda record: ([], set()))  # nothing trains here
+    started: list[str] = []
+    list(verify.replace_uncommitted(CHAPTER, starting=lambda slug, record: started.append(record["key"])))
+    assert started == ["quick", "middle", "slow"]
+    started.clear()
+    list(verify.replace_uncommitted(CHAPTER, max_minutes=2, starting=lambda slug, record: started.append(record["key"])))
+    assert started == ["quick", "middle"]
+
+
 def test_replacing_records_from_uncommitted_code_refuses_a_dirty_checkout(monkeypatch, capsys):
     from graphrepro import sources
 

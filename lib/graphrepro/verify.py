@@ -168,17 +168,18 @@ def uncommitted_reasons() -> dict[str, str]:
 def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = None, tolerance: float | None = None,
                         starting: Callable[[str, dict[str, Any]], None] | None = None) -> Iterator[dict[str, Any]]:
     """Re-train every current record made from uncommitted code (with ``max_minutes``, those whose batch trained
-    in at most that long), from the committed code; a record whose re-run matches it (``compare``) is replaced by
+    in at most that long), the quickest first, from the committed code; a record whose re-run matches it (``compare``) is replaced by
     the re-run, one that does not stays, its reason kept in ``results/uncommitted.json``. One row per record;
     ``starting(chapter, record)`` is told before each batch trains (a batch can take an hour)."""
     sources.refuse_uncommitted("re-training records from committed code")
     reasons, known = uncommitted_reasons(), catalog.experiments()
     for slug in chapter_slugs(chapter):
-        for key in [r["key"] for r in store.records(slug) if is_uncommitted(r) and catalog.is_current(r, known)]:
+        todo = [r for r in store.records(slug) if is_uncommitted(r) and catalog.is_current(r, known)]
+        for key in [r["key"] for r in sorted(todo, key=_training_seconds)]:  # the cheapest first: a stop loses least
             record = _current(slug, key)
             if record is None or key in reasons:  # replaced with a partner of its batch; or tried before, and kept
                 continue
-            if max_minutes is not None and record.get("batch_wall_s", record.get("wall_s") or 0) > 60 * max_minutes:
+            if max_minutes is not None and _training_seconds(record) > 60 * max_minutes:
                 continue
             if starting is not None:
                 starting(slug, record)
@@ -197,6 +198,11 @@ def replace_uncommitted(chapter: str | None = None, max_minutes: float | None = 
                     paths.write_atomically(paths.results_dir() / UNCOMMITTED,
                                            lambda tmp: tmp.write_text(json.dumps(reasons, sort_keys=True, indent=1) + "\n"))
                 yield {"chapter": slug, **row, "replaced": row["ok"]}
+
+
+def _training_seconds(record: dict[str, Any]) -> float:
+    """How long a record's batch trained (its own time where it has no batch's)."""
+    return float(record.get("batch_wall_s", record.get("wall_s")) or 0)
 
 
 def steering_kept(record: dict[str, Any], rerun: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
