@@ -124,7 +124,7 @@ def _by_size(t: Tables, values: list[float], rule: Callable[..., bool], text: st
             return Evidence(None, "no records")
         if good < MIN_GRAPHS:
             return Evidence(None, f"models at the paper's quality on {good} of the {trained} knowledge graphs trained",
-                            undecided=f"under-trained: needs {MIN_GRAPHS} graphs with such models")
+                            undecided=f"a size trend needs {MIN_GRAPHS} graphs with models at the paper's quality")
         return Evidence(bool(rule(*values)), text.format(*values))
 
     return decide
