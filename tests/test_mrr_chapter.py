@@ -286,10 +286,13 @@ def test_a_model_counts_in_the_size_analysis_only_at_the_papers_quality():
     assert quality.loc[("nations", "RotatE"), "share"] == pytest.approx(46.5 / 51.16)
     q = tables.Quality
     assert quality.quality.to_dict() == {
-        ("nations", "RotatE"): q.COUNTS.value, ("nations", "TuckER"): q.UNDER_TRAINED.value,
-        ("kinships", "RotatE"): q.UNDER_TRAINED.value, ("kinships", "TuckER"): q.NOT_RUN.value,
+        ("nations", "RotatE"): q.COUNTS.value, ("nations", "TuckER"): q.BELOW.value,
+        ("kinships", "RotatE"): q.BELOW.value, ("kinships", "TuckER"): q.NOT_RUN.value,
         ("umls", "RotatE"): q.NO_PAPER.value, ("umls", "TuckER"): q.NOT_RUN.value}
     assert quality.loc[("nations", "RotatE"), "epochs"] == 251  # Hoyt et al.'s own
+    fewer = tables.quality_frame(frame, {**params, "kg_epochs": 100}).set_index(["dataset", "model"])
+    assert fewer.loc[("nations", "TuckER"), "quality"] == q.UNDER_TRAINED.value  # 100 of its configuration's 351 epochs
+    assert fewer.loc[("nations", "RotatE"), "quality"] == q.COUNTS.value
     shown = tables.quality_table(tables.quality_frame(frame, params))
     assert shown.loc[("Nations", "RotatE")].tolist() == ["51.2", "46.5 ± 0.7", 2, "91%", 251, "counts"]
     assert shown.loc[("UMLS", "RotatE"), "paper"] == "–"

@@ -195,15 +195,17 @@ class Quality(enum.Enum):
     """Whether a knowledge-graph model counts in the size analysis: trained to the paper's quality or not, and why."""
 
     COUNTS = "counts"
-    UNDER_TRAINED = "under-trained"
+    UNDER_TRAINED = "under-trained"  # below the paper's MRR on fewer epochs than the configuration's own
+    BELOW = "below the paper's"  # below it at the configuration's own budget
     NO_PAPER = "no paper MRR"
     NOT_RUN = "not run yet"
 
 
 def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per knowledge graph and model this profile trains: Hoyt et al.'s MRR, ours (mean and std over seeds, × 100),
-    ours as a share of theirs and its ``Quality`` (the value): a model counts when its MRR is at least (1 − ``QUALITY_TOLERANCE``)
-    of the paper's."""
+    ours as a share of theirs, the epochs trained and its ``Quality`` (the value): a model counts when its MRR is at
+    least (1 − ``QUALITY_TOLERANCE``) of the paper's; below that it is under-trained where it trained fewer epochs
+    than its configuration's own, else simply below the paper's."""
     rows = []
     for config in kg_configs(params):
         if config["seed"] != 0:
@@ -212,12 +214,12 @@ def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         ours = frame[(frame.dataset == cell[0]) & (frame.model == cell[1])]["mrr"] if len(frame) else pd.Series(dtype=float)
         mean, std, runs = mean_std(ours)
         paper = 100 * PAPER_KG_MRR[cell] if cell in PAPER_KG_MRR else math.nan
-        share = mean / paper
+        share, own = mean / paper, kg.pipeline_arguments({**config, "epochs": None})["training_kwargs"]["num_epochs"]
+        epochs = config["epochs"] or own
         quality = (Quality.NOT_RUN if not runs else Quality.NO_PAPER if math.isnan(paper) else
-                   Quality.COUNTS if share >= 1 - QUALITY_TOLERANCE else Quality.UNDER_TRAINED)
+                   Quality.COUNTS if share >= 1 - QUALITY_TOLERANCE else Quality.UNDER_TRAINED if epochs < own else Quality.BELOW)
         rows.append({"dataset": cell[0], "model": cell[1], "paper": paper, "ours": mean, "sd": std, "runs": runs,
-                     "share": share, "epochs": config["epochs"] or kg.pipeline_arguments(config)["training_kwargs"]["num_epochs"],
-                     "quality": quality.value})
+                     "share": share, "epochs": epochs, "quality": quality.value})
     return pd.DataFrame(rows, columns=["dataset", "model", "paper", "ours", "sd", "runs", "share", "epochs", "quality"])
 
 
