@@ -227,7 +227,7 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     """``quality_frame`` as the page shows it: the paper's MRR beside ours (× 100), our share of it and the verdict."""
     return pd.DataFrame({"dataset": quality.dataset.map(KG_LABELS), "model": quality.model,
                          "paper": ["–" if math.isnan(p) else f"{p:.1f}" for p in quality.paper],
-                         "ours": [fmt(m, s) if n > 1 else fmt(m, s).split(" ")[0] for m, s, n in zip(quality.ours, quality.sd, quality.runs)],
+                         "ours": [fmt(m, s) if n > 1 else "–" if not n else f"{m:.1f}" for m, s, n in zip(quality.ours, quality.sd, quality.runs)],
                          "runs": quality.runs,
                          "of paper": ["–" if math.isnan(x) else f"{x:.0%}" for x in quality.share], "epochs": quality.epochs,
                          "quality": quality.quality}).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
