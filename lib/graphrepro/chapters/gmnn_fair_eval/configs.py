@@ -118,8 +118,15 @@ def budget_cells(params: dict[str, Any]) -> list[BudgetCell]:
 
 
 def budget_choices(params: dict[str, Any], train: bool = True) -> dict[tuple[BudgetCell, int], search.Choice]:
-    """Each budget cell's choice at each budget (``train``: its search completed first)."""
-    return {(cell, n): choice for cell in budget_cells(params) for n, choice in budget_search(params, cell, train)[0].items()}
+    """Each budget cell's choice at each budget; with ``train`` the searches complete first, fanned out over the
+    grid's workers as ``search_all``'s are."""
+    todo = budget_cells(params)
+    if train and todo:
+        workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
+        with progress.grid_bar("budget searches", len(todo), 0, unit="cell") as update:
+            for _ in fan_out([partial(budget_search, params, cell, True) for cell in todo], workers):
+                update(1)
+    return {(cell, n): choice for cell in todo for n, choice in budget_search(params, cell, False)[0].items()}
 
 
 def budget_configs(params: dict[str, Any], chosen: dict[tuple[BudgetCell, int], search.Choice]) -> dict[tuple[BudgetCell, int], list[dict[str, Any]]]:
