@@ -155,7 +155,7 @@ studied = budget.frame(params)
 
 # %% tags=["hide-input"]
 display(budget.table(studied, params))
-budget.shifts(studied, params)
+budget.shifts(studied, params) if len(studied) else None
 
 # %% [markdown]
 # (gmnn-fair-eval-protocol)=
