@@ -224,12 +224,12 @@ def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
-    """``quality_frame`` as the page shows it: the paper's MRR beside ours (× 100), our share of it and the verdict."""
+    """``quality_frame`` as the page shows it, narrow enough for a phone: the paper's MRR beside ours (× 100; ± over
+    seeds where there are several), our share of it and the verdict (the epochs are the plan's table's)."""
     return pd.DataFrame({"dataset": quality.dataset.map(KG_LABELS), "model": quality.model,
                          "paper": ["–" if math.isnan(p) else f"{p:.1f}" for p in quality.paper],
                          "ours": [fmt(m, s) if n > 1 else "–" if not n else f"{m:.1f}" for m, s, n in zip(quality.ours, quality.sd, quality.runs)],
-                         "runs": quality.runs,
-                         "of paper": ["–" if math.isnan(x) else f"{x:.0%}" for x in quality.share], "epochs": quality.epochs,
+                         "share": ["–" if math.isnan(x) else f"{x:.0%}" for x in quality.share],
                          "quality": quality.quality}).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
 
 
