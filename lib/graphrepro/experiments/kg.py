@@ -73,6 +73,11 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
+def own_epochs(config: dict[str, Any]) -> int:
+    """The epochs of the configuration a run follows (Hoyt et al.'s, or pykeen's default)."""
+    return pipeline_arguments({**config, "epochs": None})["training_kwargs"]["num_epochs"]
+
+
 def data_key(config: dict[str, Any]) -> tuple:
     """Runs on one dataset share its triples (inverse triples for configurations that train on them)."""
     inverse = config["source"] != DEFAULTS and published(config)["dataset_kwargs"]["create_inverse_triples"]

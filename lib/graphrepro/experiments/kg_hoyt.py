@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-SOURCE = "pykeen/ranking-metrics-manuscript @ 026979a775903322518f0f4856c5769c8cfb093a"
+REPOSITORY, COMMIT = "pykeen/ranking-metrics-manuscript", "026979a775903322518f0f4856c5769c8cfb093a"
+SOURCE = f"{REPOSITORY} @ {COMMIT}"
 
 
 def _setting(model: str, dim: int, loss: str, optimizer: str, lr: float, loop: str, batch: int, epochs: int,

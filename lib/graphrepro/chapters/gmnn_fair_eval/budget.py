@@ -32,6 +32,10 @@ def frame(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "kind", "model", "budget", "fold", "acc", "setting"])
 
 
+def _label(dataset: str, kind: str, model: str) -> str:
+    return f"{dataset}, {kind.replace('_', ' ')}, {model}"
+
+
 def table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per cell and budget: our estimate (mean ± std over folds), the paper's, the gap, and in how many folds
     the chosen setting differs from the smallest budget's."""
@@ -41,7 +45,7 @@ def table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         paper = PAPER[(model, dataset, kind)]
         for n, part in cell.groupby("budget"):
             same = part.set_index("fold").setting.reindex(first.index)
-            rows.append({"cell": f"{dataset}, {kind.replace('_', ' ')}, {model}", "budget": n, "folds": len(part),
+            rows.append({"cell": _label(dataset, kind, model), "budget": n, "folds": len(part),
                          "ours": fmt(part.acc.mean(), part.acc.std(ddof=1)), "paper": fmt(*paper),
                          "ours − paper": round(part.acc.mean() - paper[0], 2),
                          "choice differs": f"{int((same != first).sum())} of {len(first)}"})
@@ -59,7 +63,7 @@ def shifts(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             both = wide[[low, n]].dropna()
             mean, lo, hi = paired_interval(list(both[n] - both[low]))
             moved = "–" if math.isnan(lo) else "yes" if lo > 0 or hi < 0 else "no (inside the noise)"
-            rows.append({"cell": f"{dataset}, {kind.replace('_', ' ')}, {model}", "budgets": f"{low} → {n}", "folds": len(both),
+            rows.append({"cell": _label(dataset, kind, model), "budgets": f"{low} → {n}", "folds": len(both),
                          "shift (points)": round(mean, 2), "95% interval": "–" if math.isnan(lo) else f"[{lo:+.2f}, {hi:+.2f}]",
                          "moves": moved})
     return pd.DataFrame(rows).set_index(["cell", "budgets"]) if rows else NOT_RUN

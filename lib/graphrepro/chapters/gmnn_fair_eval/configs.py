@@ -121,12 +121,19 @@ def budget_choices(params: dict[str, Any], train: bool = True) -> dict[tuple[Bud
     """Each budget cell's choice at each budget; with ``train`` the searches complete first, fanned out over the
     grid's workers as ``search_all``'s are."""
     todo = budget_cells(params)
-    if train and todo:
-        workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
-        with progress.grid_bar("budget searches", len(todo), 0, unit="cell") as update:
-            for _ in fan_out([partial(budget_search, params, cell, True) for cell in todo], workers):
-                update(1)
-    return {(cell, n): choice for cell in todo for n, choice in budget_search(params, cell, False)[0].items()}
+    if not (train and todo):
+        return {(cell, n): choice for cell in todo for n, choice in budget_search(params, cell, False)[0].items()}
+    workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
+    chosen: dict[tuple[BudgetCell, int], search.Choice] = {}
+    with progress.grid_bar("budget searches", len(todo), 0, unit="cell") as update:
+        for cell, choices in fan_out([partial(_budget_searched, params, cell) for cell in todo], workers):
+            chosen.update({(cell, n): choice for n, choice in choices.items()})
+            update(1)
+    return {(cell, n): chosen[(cell, n)] for cell in todo for n in params["budgets"]}  # in the cells' order
+
+
+def _budget_searched(params: dict[str, Any], cell: BudgetCell) -> tuple[BudgetCell, dict[int, search.Choice]]:
+    return cell, budget_search(params, cell, train=True)[0]
 
 
 def budget_configs(params: dict[str, Any], chosen: dict[tuple[BudgetCell, int], search.Choice]) -> dict[tuple[BudgetCell, int], list[dict[str, Any]]]:

@@ -48,7 +48,7 @@ def finding_numbers(t: Tables) -> dict[str, str]:
         "mrr_variants_rho": (", ".join(f"{name} {v:+.2f}" for name, v in rho.items()) if any(not math.isnan(v) for v in rho.values())
                              else "not computable here (it needs knowledge graphs of different sizes)"),
         "mrr_variants_counted": _counted_text(t.quality),
-        "mrr_variants_kg_source": kg_hoyt.SOURCE[:kg_hoyt.SOURCE.index(" @ ") + 10],  # the commit's first 7 digits: fits a phone
+        "mrr_variants_kg_source": f"{kg_hoyt.REPOSITORY} @ {kg_hoyt.COMMIT[:7]}",  # a 40-digit word would not fit a phone
         "mrr_variants_crosscheck": "not run yet" if math.isnan(largest) else f"{largest:.1g} ({SCALE} where the page shows it so) over {len(t.kgs)} runs",
         "mrr_variants_pcqm": (f"raw MRR {100 * PAPER_PCQM['raw'][0]:.2f} ± {100 * PAPER_PCQM['raw'][1]:.2f}, extended-filtered "
                               f"{100 * PAPER_PCQM['extended'][0]:.2f} ± {100 * PAPER_PCQM['extended'][1]:.2f} ({SCALE})"),

@@ -56,7 +56,7 @@ def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
     for config in kg_configs(params):
         if config["seed"] != 0:
             continue
-        own = kg.pipeline_arguments({**config, "epochs": None})["training_kwargs"]["num_epochs"]
+        own = kg.own_epochs(config)
         rows.append({"dataset": KG_LABELS[config["dataset"]], "model": config["model"],
                      "config": "Hoyt et al." if config["source"] == kg.HOYT else "defaults", "own": own, "here": config["epochs"] or own})
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()

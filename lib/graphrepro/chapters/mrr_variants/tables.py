@@ -214,7 +214,7 @@ def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         ours = frame[(frame.dataset == cell[0]) & (frame.model == cell[1])]["mrr"] if len(frame) else pd.Series(dtype=float)
         mean, std, runs = mean_std(ours)
         paper = 100 * PAPER_KG_MRR[cell] if cell in PAPER_KG_MRR else math.nan
-        share, own = mean / paper, kg.pipeline_arguments({**config, "epochs": None})["training_kwargs"]["num_epochs"]
+        share, own = mean / paper, kg.own_epochs(config)
         epochs = config["epochs"] or own
         quality = (Quality.NOT_RUN if not runs else Quality.NO_PAPER if math.isnan(paper) else
                    Quality.COUNTS if share >= 1 - QUALITY_TOLERANCE else Quality.UNDER_TRAINED if epochs < own else Quality.BELOW)
