@@ -160,7 +160,8 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # 500, tuned 250; `python -m graphrepro train lrgb-head --profile paper`) decide the claims once recorded.
 # The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
 # (the 30-epoch GCN pair is in the fidelity table below),
-# and how many of the papers'-budget runs are recorded (and, while one trains here, its epochs so far).
+# and how many of the papers'-budget runs are recorded. The page reads records only: the hours still left,
+# less what a machine's checkpoints hold, are in `python -m graphrepro bench --estimate paper --from-records`.
 
 # %%
 long_runs = configs.run(params, "long")

@@ -79,6 +79,43 @@ def test_hoyts_configurations_are_what_the_pipeline_gets():
         kg.make_config("wn18", "RotatE", 0)
 
 
+def test_the_multi_hot_cross_entropy_weighs_a_query_by_its_true_entities():
+    """pykeen 1.8's LCWA cross-entropy (by hand: −Σ target · log softmax, target = the smoothed multi-hot vector,
+    not normalised) differs from pykeen 1.11's exactly where a query has more than one true entity."""
+    from pykeen.losses import CrossEntropyLoss
+
+    scores = torch.tensor([[2.0, -1.0, 0.5, 0.0], [0.3, 0.1, -0.2, 1.5]])
+    labels = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])  # two true entities, then one
+    smoothing = 0.2
+    target = labels * (1 - smoothing) + smoothing / 4
+    by_hand = -(target * scores.log_softmax(-1)).sum(-1)
+    multi_hot = kg.multi_hot_cross_entropy()()
+    assert multi_hot.process_lcwa_scores(scores, labels, smoothing).item() == pytest.approx(by_hand.mean().item(), rel=1e-6)
+    normalised = CrossEntropyLoss()
+    for row in (0, 1):
+        ours, theirs = (loss.process_lcwa_scores(scores[row:row + 1], labels[row:row + 1], smoothing).item()
+                        for loss in (multi_hot, normalised))
+        assert (ours == pytest.approx(theirs, rel=1e-6)) == (row == 1)
+
+
+def test_hoyts_cross_entropy_runs_train_as_their_pykeen_did_and_have_twins_as_ours_does():
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls", "wn18rr"])
+    main = {(c["dataset"], c["model"]): c for c in configs.kg_configs(params)}
+    multi_hot = {cell for cell, c in main.items() if c.get("ce_targets") == kg.MULTI_HOT}
+    assert {("nations", "TransE"), ("nations", "ComplEx")} <= multi_hot  # LCWA with the cross-entropy
+    assert not multi_hot & {("nations", "RotatE"), ("nations", "TuckER"), ("umls", "TransE")}  # other losses, or defaults
+    twins = configs.target_twins(params)
+    assert {(c["dataset"], c["model"]) for c in twins} == {cell for cell in multi_hot if cell[0] != "wn18rr"}
+    assert all("ce_targets" not in c and c == {k: v for k, v in main[(c["dataset"], c["model"])].items() if k != "ce_targets"}
+               for c in twins)
+    assert isinstance(kg.pipeline_arguments(main[("nations", "TransE")])["loss"], type)
+    assert kg.pipeline_arguments(twins[0])["loss"] == "crossentropy"
+    with pytest.raises(ValueError, match="only 'multi-hot'"):
+        kg.make_config("nations", "RotatE", 0, ce_targets=kg.MULTI_HOT)  # sLCWA with NSSA: its loss did not change
+    with pytest.raises(ValueError, match="only 'multi-hot'"):
+        kg.make_config("nations", "TransE", 0, ce_targets="normalised")  # the default is written by leaving it out
+
+
 def test_epochs_are_each_configurations_own_unless_the_profile_sets_fewer():
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
     epochs = {(c["dataset"], c["model"]): c["epochs"] for c in configs.kg_configs(params)}

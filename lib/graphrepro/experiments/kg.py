@@ -32,6 +32,9 @@ HOYT = "hoyt2022"  # the configuration Hoyt et al. trained for the dataset and m
 PYKEEN_METRICS = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "amri", "z_mrr": "z_mrr"}  # record name: metric
 PYKEEN_KEYS = {name: METRICS[metric].pykeen_key(k=10) for name, metric in PYKEEN_METRICS.items()}  # record name: pykeen's key
 SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
+# How LCWA's cross-entropy reads a query's true entities: pykeen 1.11 (like <= 1.6 and >= 1.9) normalises them to a
+# distribution; pykeen 1.7 and 1.8, the version Hoyt et al. trained with, passed the multi-hot vector as it is
+MULTI_HOT = "multi-hot"
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -44,10 +47,23 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives"}
+    unknown = set(overrides) - set(config) - {"negatives", "ce_targets"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
-    return {**config, **overrides}
+    config = {**config, **overrides}
+    if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
+        raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
+                         "that trains LCWA with the cross-entropy loss")
+    return config
+
+
+def lcwa_cross_entropy(config: dict[str, Any]) -> bool:
+    """Whether a config follows a published configuration that trains LCWA with the cross-entropy loss (the
+    runs whose loss changed between pykeen versions: ``MULTI_HOT``)."""
+    if config["source"] != HOYT:
+        return False
+    setting = published(config)
+    return setting["loss"] == "crossentropy" and setting["training_loop"] == "lcwa"
 
 
 def published(config: dict[str, Any]) -> dict[str, Any]:
@@ -64,6 +80,8 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
         arguments: dict[str, Any] = {"model": config["model"], "training_loop": "sLCWA", "training_kwargs": {"num_epochs": DEFAULT_EPOCHS}}
     else:
         arguments = {k: v for k, v in published(config).items() if k != "dataset_kwargs"}
+    if config.get("ce_targets") == MULTI_HOT:
+        arguments["loss"] = multi_hot_cross_entropy()
     if config.get("negatives"):
         arguments["negative_sampler_kwargs"] = {**arguments.get("negative_sampler_kwargs", {}), "num_negs_per_pos": config["negatives"]}
     training = dict(arguments.get("training_kwargs", {}))
@@ -146,6 +164,24 @@ def rotated_distances(anchors: torch.Tensor, candidates: torch.Tensor) -> torch.
     a, c = torch.view_as_real(anchors).flatten(-2), torch.view_as_real(candidates).flatten(-2)
     squared = a.square().sum(-1, keepdim=True) + c.square().sum(-1) - 2 * a @ c.T
     return -squared.clamp_min(0).sqrt()
+
+
+@lru_cache(maxsize=1)
+def multi_hot_cross_entropy() -> type:
+    """pykeen's cross-entropy loss as pykeen 1.7 and 1.8 computed it under LCWA (``MULTI_HOT``): the (smoothed)
+    multi-hot vector of a query's true entities as the target, not normalised to sum to one, so a query with k
+    true entities weighs about k times as much."""
+    from pykeen.losses import CrossEntropyLoss  # heavy (pykeen): only knowledge-graph runs load it
+
+    class MultiHotCrossEntropyLoss(CrossEntropyLoss):  # type: ignore[misc]
+        def process_lcwa_scores(self, predictions: torch.Tensor, labels: torch.Tensor, label_smoothing: float | None = None,
+                                num_entities: int | None = None, weights: torch.Tensor | None = None) -> torch.Tensor:
+            if weights is not None:
+                raise ValueError("weighted LCWA targets are not part of pykeen 1.8's cross-entropy")
+            return torch.nn.functional.cross_entropy(predictions, labels, label_smoothing=label_smoothing or 0.0,
+                                                     reduction=self.reduction)
+
+    return MultiHotCrossEntropyLoss
 
 
 @lru_cache(maxsize=1)

@@ -239,6 +239,23 @@ def counted(frame: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
     return frame[[(d, m, Quality.COUNTS.value) in cells for d, m in zip(frame.dataset, frame.model)]] if len(frame) else frame
 
 
+def targets_table(frame: pd.DataFrame, twins: pd.DataFrame) -> pd.DataFrame:
+    """Per knowledge graph and model whose loss changed between pykeen versions (``configs.target_twins``): the
+    paper's MRR beside ours with the true entities as pykeen 1.8 passed them (multi-hot, as Hoyt et al. trained) and
+    as pykeen 1.11 normalises them (× 100, mean over seeds), from ``kg_frame`` of each."""
+    if not len(twins):
+        return pd.DataFrame()
+
+    def mrr(part: pd.DataFrame) -> pd.Series:
+        return 100 * part.groupby(["dataset", "model"], sort=False)["mrr"].mean() if len(part) else pd.Series(dtype=float)
+
+    normalised, multi_hot = mrr(twins), mrr(frame)
+    rows = [{"dataset": KG_LABELS[d], "model": m, "paper": f"{100 * PAPER_KG_MRR[(d, m)]:.1f}" if (d, m) in PAPER_KG_MRR else "–",
+             "multi-hot (1.8)": f"{multi_hot[(d, m)]:.1f}" if (d, m) in multi_hot.index else "–",
+             "normalised (1.11)": f"{normalised[(d, m)]:.1f}"} for d, m in normalised.index]
+    return pd.DataFrame(rows).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
+
+
 def kg_legend() -> pd.DataFrame:
     """What each short metric name stands for, its direction and the value of random ranks."""
     chance = {"amr": "1", "amri": "0", "amrr": "0", "ahk": "0", "z_mr": "0", "z_mrr": "0", "z_hk": "0"}
