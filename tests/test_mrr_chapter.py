@@ -116,6 +116,19 @@ def test_hoyts_cross_entropy_runs_train_as_their_pykeen_did_and_have_twins_as_ou
         kg.make_config("nations", "TransE", 0, ce_targets="normalised")  # the default is written by leaving it out
 
 
+def test_the_targets_table_sets_each_twin_beside_its_multi_hot_run_and_the_paper():
+    frame = pd.DataFrame({"dataset": ["kinships", "kinships", "nations"], "model": ["TransE", "RotatE", "TransE"],
+                          "mrr": [0.43, 0.8, 0.41]})
+    twins = pd.DataFrame({"dataset": ["kinships", "nations", "nations"], "model": ["TransE", "TransE", "TransE"],
+                          "mrr": [0.317, 0.40, 0.42]})  # two seeds on Nations
+    targets = tables.targets_frame(frame, twins)
+    assert list(targets.index) == [("Kinships", "TransE"), ("Nations", "TransE")]  # RotatE has no twin
+    assert targets.loc[("Nations", "TransE")].tolist() == pytest.approx([100 * paper.PAPER_KG_MRR[("nations", "TransE")], 41.0, 41.0])
+    assert tables.targets_note(targets).startswith("TransE on Kinships reaches 43.0 with pykeen 1.8's targets and 31.7")
+    assert tables.targets_note(tables.targets_frame(frame.iloc[:0], twins)) == "not run yet"  # no multi-hot run yet
+    assert tables.targets_table(tables.targets_frame(frame.iloc[:0], twins)).iloc[0, 1] == "–"
+
+
 def test_epochs_are_each_configurations_own_unless_the_profile_sets_fewer():
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "umls"], tucker_epochs=7, kg_epochs=30)
     epochs = {(c["dataset"], c["model"]): c["epochs"] for c in configs.kg_configs(params)}
