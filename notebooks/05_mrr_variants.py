@@ -128,7 +128,8 @@ pd.DataFrame(paper.TIE_CONVENTIONS).set_index("code").rename(columns={"ranks": "
 # {cite:p}`trouillon2016complex` and TuckER {cite:p}`balazevic2019tucker` trained with pykeen on Nations, Kinships and
 # UMLS {cite:p}`kok2007predicate` (WN18RR {cite:p}`dettmers2018conve` and FB15k-237 {cite:p}`toutanova2015observed`
 # under `paper`), each with the configuration Hoyt et al. trained for that dataset and model: Ali et al.'s best
-# settings {cite:p}`ali2022bringing`, as the paper's supplement keeps them ({glue:text}`mrr_variants_kg_source`). Hoyt et al. trained none
+# settings {cite:p}`ali2022bringing`, as the paper's supplement keeps them ({glue:text}`mrr_variants_kg_source`), with the
+# cross-entropy as their pykeen version computed it (below). Hoyt et al. trained none
 # on UMLS, so it follows pykeen's defaults (TuckER for fewer epochs: its epoch costs 10–40 times the others'
 # here). One run per cell, as in the paper. Fewer negatives per positive triple than a configuration's own:
 # {glue:text}`mrr_variants_negatives`. Filtered evaluation of heads and tails of every test triple,

@@ -40,7 +40,8 @@ MULTI_HOT = "multi-hot"
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
     """A run: the dataset, the model, the configuration it follows (Hoyt et al.'s where they trained one),
     the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
-    given) caps the negatives per positive triple below the configuration's own."""
+    given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
+    ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
