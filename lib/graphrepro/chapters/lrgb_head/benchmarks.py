@@ -34,7 +34,7 @@ STEP_TARGETS = {"GCN": 3.0, "GatedGCN": 3.0, lrgb.GPS: 2.5}  # issue 30: bf16 ag
 def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
     """Seconds of a training pass over ``graphs`` real Peptides-func graphs for each tuned model: today's fp32
     step, the fast step in fp32 and in bf16 mixed precision (where this CPU has bf16), alternated in one
-    process, with each one's speedup over today's and the target for bf16's; where bf16 misses it, the top
+    process (medians of three rounds), with each one's speedup over today's and the target for bf16's; where bf16 misses it, the top
     operators of its pass over 200 graphs."""
     reason = precision.unavailable(precision.BFLOAT16)
     rows = []
@@ -45,7 +45,7 @@ def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
         if reason is None:
             steps["bf16, fast step"] = {**base, "precision": precision.BFLOAT16}
         row = compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
-                              *((name, lambda c=c: training_pass(c, data)) for name, c in steps.items()), repeats=1)
+                              *((name, lambda c=c: training_pass(c, data)) for name, c in steps.items()), repeats=3)
         target = STEP_TARGETS.get(model)
         rows.append({**row, "bf16 target": target or "", **({"bf16": reason} if reason else {})})
         if reason is None and target and row["speedup, bf16, fast step"] < target:  # why the target is missed
