@@ -45,8 +45,8 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def target_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """The runs on Nations, Kinships and UMLS whose loss changed between pykeen versions, as pykeen 1.11 trains
-    them: each ``kg.MULTI_HOT`` run with its true entities normalised to a distribution instead."""
+    """The runs whose loss changed between pykeen versions, as pykeen 1.11 trains them: each ``kg.MULTI_HOT`` run
+    on a small knowledge graph (not ``LARGE_KGS``) with its true entities normalised to a distribution instead."""
     return [{k: v for k, v in c.items() if k != "ce_targets"} for c in kg_configs(params)
             if "ce_targets" in c and c["dataset"] not in LARGE_KGS]
 
