@@ -154,8 +154,7 @@ configs.run_budget(params)
 studied = budget.frame(params)
 
 # %% tags=["hide-input"]
-display(budget.table(studied, params))
-budget.shifts(studied, params) if len(studied) else None
+display(*budget.tables(studied, params))
 
 # %% [markdown]
 # (gmnn-fair-eval-protocol)=

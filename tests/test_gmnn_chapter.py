@@ -189,6 +189,8 @@ def test_the_budget_tables_say_how_far_the_estimate_moves():
     assert moved["shift (points)"] == pytest.approx(1.25) and moved["moves"] == "yes"
     assert moved["95% interval"] == "[+0.79, +1.71]"
     assert "budget_study true" in budget.table(studied.iloc[:0], params).iloc[0, 0]
+    none = budget.tables(studied.iloc[:0], params)
+    assert len(budget.tables(studied, params)) == 2 and len(none) == 1 and none[0] is budget.NOT_RUN
 
 
 @pytest.mark.slow

@@ -108,6 +108,11 @@ def test_hoyts_cross_entropy_runs_train_as_their_pykeen_did_and_have_twins_as_ou
     assert {(c["dataset"], c["model"]) for c in twins} == {cell for cell in multi_hot if cell[0] != "wn18rr"}
     assert all("ce_targets" not in c and c == {k: v for k, v in main[(c["dataset"], c["model"])].items() if k != "ce_targets"}
                for c in twins)
+    twin_keys = {kg.EXPERIMENT.key(c) for c in twins}
+    assert twin_keys <= configs.chapter_keys(params) and not twin_keys & configs.main_keys(params)
+    assert {part for part, *_ in configs.grids(params)} == {"kg", "targets", "lp"}
+    with pytest.raises(ValueError, match="unknown part 'twins'"):
+        configs.run(params, "twins")
     assert isinstance(kg.pipeline_arguments(main[("nations", "TransE")])["loss"], type)
     assert kg.pipeline_arguments(twins[0])["loss"] == "crossentropy"
     with pytest.raises(ValueError, match="only 'multi-hot'"):
@@ -261,7 +266,7 @@ def test_large_knowledge_graphs_train_apart_and_rotate_on_wn18rr_one_at_a_time(m
     """Two RotatE runs on WN18RR at once were killed for memory on the 24 GB machine: its expected peak
     keeps a 24 GB machine to one worker, while the small graphs' runs fit many at once."""
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
-    grids = {desc: configs for desc, _, configs in configs.grids(params)}
+    grids = {desc: configs for _, desc, _, configs in configs.grids(params)}
     assert {c["dataset"] for c in grids["knowledge graphs"]} == {"nations"}
     assert all(kg.peak_mb(c) < 2_500 for c in grids["knowledge graphs"])
     rotate = kg.make_config("wn18rr", "RotatE", 0)  # Hoyt et al.'s: LCWA, every entity scored, 256 complex dimensions

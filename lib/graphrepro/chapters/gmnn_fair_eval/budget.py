@@ -52,6 +52,11 @@ def table(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["cell", "budget"]) if rows else NOT_RUN
 
 
+def tables(frame: pd.DataFrame, params: dict[str, Any]) -> list[pd.DataFrame]:
+    """What the page shows of the study: ``table`` and ``shifts``, or one line saying nothing is recorded."""
+    return [table(frame, params), shifts(frame, params)] if len(frame) else [NOT_RUN]
+
+
 def shifts(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per cell: how far the estimate moves from the smallest budget to each larger one, paired over folds,
     with its 95% interval, and whether that interval excludes no move."""

@@ -71,20 +71,16 @@ def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 
-def grids(params: dict[str, Any]) -> list[tuple[str, Experiment, list[dict[str, Any]]]]:
-    """Every grid the chapter trains, in order, as (description, experiment, configs): the small knowledge
-    graphs, the large ones apart (their expected memory, ``kg.peak_mb``, may allow fewer workers: RotatE's
-    published WN18RR setting trains one at a time on 24 GB), then link prediction."""
+def grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[dict[str, Any]]]]:
+    """Every grid the chapter trains, in order, as (part, description, experiment, configs): the small knowledge
+    graphs, their pykeen 1.11 twins, the large knowledge graphs apart (their expected memory, ``kg.peak_mb``, may
+    allow fewer workers: RotatE's published WN18RR setting trains one at a time on 24 GB), then link prediction."""
     configs = kg_configs(params)
-    out = [("knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
-           ("pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
-           ("large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
-           ("link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
-    return [grid for grid in out if grid[2]]
-
-
-PARTS = {"kg": ("knowledge graphs", "large knowledge graphs"), "targets": ("pykeen 1.11's cross-entropy",),
-         "lp": ("link prediction on graphs",)}  # what ``run`` trains for each part, by grid
+    out = [("kg", "knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
+           ("targets", "pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
+           ("kg", "large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
+           ("lp", "link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
+    return [grid for grid in out if grid[3]]
 
 
 def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: list[dict[str, Any]]) -> pd.DataFrame:
@@ -93,15 +89,21 @@ def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: l
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
-    """Train what a part lacks (``PARTS``: ``lp``, ``kg`` or ``targets``) and return its records."""
-    frames = [_train(params, *grid) for grid in grids(params) if grid[0] in PARTS[part]]
+    """Train what a part lacks (``kg``, ``targets`` or ``lp``, as ``grids`` names them) and return its records."""
+    if part not in {"kg", "targets", "lp"}:
+        raise ValueError(f"unknown part {part!r}: one of kg, targets, lp")
+    frames = [_train(params, *grid[1:]) for grid in grids(params) if grid[0] == part]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def main_keys(params: dict[str, Any]) -> set[str]:
+    """Store keys of the runs the tables and verdicts read: every run but ``target_twins``."""
+    return {linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} | {kg.EXPERIMENT.key(c) for c in kg_configs(params)}
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params``."""
-    return ({linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} |
-            {kg.EXPERIMENT.key(c) for c in kg_configs(params) + target_twins(params)})
+    return main_keys(params) | {kg.EXPERIMENT.key(c) for c in target_twins(params)}
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
@@ -112,11 +114,9 @@ def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.Da
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
     """The records its tables and verdicts read (nothing is trained): the twins of ``target_twins`` left out."""
-    runs = chapter_records(params)[1]
-    twins = {kg.EXPERIMENT.key(c) for c in target_twins(params)}
-    return runs[~runs.key.isin(twins)] if len(runs) else runs
+    return store.runs_with_keys(catalog.load(CHAPTER), main_keys(params))
 
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
     """Background training: the chapter's grids, in order."""
-    return [(grid[0], partial(_train, params, *grid)) for grid in grids(params)]
+    return [(grid[1], partial(_train, params, *grid[1:])) for grid in grids(params)]

@@ -178,13 +178,18 @@ def kg_crosscheck(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"runs": len(frame), gaps.name: [f"{g:.1e}" if g else "0" for g in gaps]}, index=gaps.index.rename("metric"))
 
 
+def cell_means(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Mean over seeds of ``columns`` per knowledge graph and model, in the frame's order (empty for no runs)."""
+    return frame.groupby(["dataset", "model"], sort=False)[columns].mean() if len(frame) else pd.DataFrame(columns=columns)
+
+
 def kg_table(frame: pd.DataFrame, group: str) -> pd.DataFrame:
     """Mean over seeds per dataset and model of one group of metrics (``KG_GROUPS``: the base metrics with
     the mean candidates per query, the adjusted ones, the z-scored ones), under short names (``KG_SHORT``)."""
     if not len(frame):
         return pd.DataFrame()
     columns = list(KG_GROUPS[group])
-    means = frame.groupby(["dataset", "model"], sort=False)[columns].mean()
+    means = cell_means(frame, columns)
     means[[c for c in columns if c in PER_HUNDRED]] *= 100
     digits = {c: 3 if c == "amr" else 1 for c in columns}  # AMR is a ratio to chance; the rest resolve to a tenth
     names = {c: f"{KG_SHORT[c]} {SCALE}" if c in PER_HUNDRED else KG_SHORT[c] for c in columns}
@@ -249,11 +254,7 @@ def targets_frame(frame: pd.DataFrame, twins: pd.DataFrame) -> pd.DataFrame:
     columns = ["paper", *TARGETS]
     if not len(twins):
         return pd.DataFrame(columns=columns)
-
-    def mrr(part: pd.DataFrame) -> pd.Series:
-        return 100 * part.groupby(["dataset", "model"], sort=False)["mrr"].mean() if len(part) else pd.Series(dtype=float)
-
-    normalised, multi_hot = mrr(twins), mrr(frame)
+    normalised, multi_hot = (100 * cell_means(part, ["mrr"])["mrr"] for part in (twins, frame))
     index = pd.MultiIndex.from_tuples([(KG_LABELS[d], m) for d, m in normalised.index], names=["dataset", "model"])
     values = [[100 * PAPER_KG_MRR.get(cell, math.nan) for cell in normalised.index],
               multi_hot.reindex(normalised.index).to_numpy(), normalised.to_numpy()]
@@ -287,7 +288,7 @@ def kg_legend() -> pd.DataFrame:
 def size_correlations(frame: pd.DataFrame) -> pd.DataFrame:
     """Spearman correlation of each metric with the number of candidates across the (dataset, model) cells:
     the size effect Hoyt et al. show (MRR falls with size; the adjusted metrics should not)."""
-    cells = frame.groupby(["dataset", "model"])[["candidates", *KG_METRICS]].mean() if len(frame) else pd.DataFrame()
+    cells = cell_means(frame, ["candidates", *KG_METRICS])
     rows = []
     for m in KG_METRICS:
         rho = spearmanr(cells["candidates"], cells[m]).statistic if len(cells) > 2 and cells["candidates"].nunique() > 1 else math.nan
