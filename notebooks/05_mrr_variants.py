@@ -60,6 +60,7 @@ params = pages.notebook_params("mrr-variants", globals())
 glue("mrr_variants_tolerance", f"{params['tolerance']:g}", display=False)
 glue("mrr_variants_negatives", configs.negatives_note(params), display=False)
 glue("mrr_variants_quality_share", f"{1 - paper.QUALITY_TOLERANCE:.0%}", display=False)
+glue("mrr_variants_quality_margin", f"{paper.QUALITY_TOLERANCE:.0%}", display=False)
 display(report.profile_banner("mrr-variants", params))
 display(report.run_this_chapter("mrr-variants", params, *configs.chapter_records(params)))
 report.parameters_table(params)
@@ -231,5 +232,9 @@ report.verdict_table("mrr-variants", judged)
 #   A reproduction on a knowledge-graph library has to pin the library's version, not only the configuration.
 # * Models at the paper's quality: {glue:text}`mrr_variants_counted`. The size claims are decided on those only,
 #   and wait for three knowledge graphs with such models.
+# * Models whose MRR exceeds the paper's by more than {glue:text}`mrr_variants_quality_margin` (MRR × 100):
+#   {glue:text}`mrr_variants_above`. Such models count, since a model at least as good as the paper's measures the
+#   metrics as well, but there Hoyt et al.'s own configurations reach more than they report. Each follows their
+#   configuration, with the loss change above where it applies; we have not found what else differs.
 # * Our metrics, recomputed from the stored ranks, agree with pykeen's evaluator to
 #   {glue:text}`mrr_variants_crosscheck` (pykeen keeps single precision).
