@@ -70,7 +70,7 @@ def _counted_text(quality: pd.DataFrame) -> str:
 def above_text(quality: pd.DataFrame) -> str:
     """The models whose MRR exceeds the paper's by more than ``QUALITY_TOLERANCE`` (relative), with both MRRs."""
     above = quality[quality.share > 1 + QUALITY_TOLERANCE] if len(quality) else quality
-    return "; ".join(f"{m} on {KG_LABELS.get(d, d)}, {ours:.1f} against {paper:.1f} ({share:.0%})"
+    return "; ".join(f"{m} on {KG_LABELS.get(d, d)}, {ours:.1f} against {paper:.1f} ({share - 1:+.1%})"
                      for d, m, ours, paper, share in zip(above.dataset, above.model, above.ours, above.paper, above.share)) or "none"
 
 
