@@ -640,6 +640,33 @@ def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_
     assert "stop_at_min_lr" not in configs.config({**params, "epochs": 8}, "GCN", "LRGB, 2-layer head", 0)
 
 
+def test_background_training_plans_each_grid_when_it_starts_so_the_rule_reaches_runs_after_the_first(isolated_store, monkeypatch):
+    """``train`` walks the plan in one process: the grids after ``FIRST_FULL``'s own make their configs only when
+    they start, so they take the stopping rule that run's record decides (here: best epoch 30, minimum rate at 60)."""
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False, epochs=0, seeds=2)
+    trained: dict[str, list[dict]] = {}
+
+    def fake_grid(chapter, name, grid_configs, device, desc=None):
+        trained[desc] = grid_configs
+        for c in grid_configs:
+            if (c["model"], configs.stage_of(c), c["seed"]) == paper.FIRST_FULL:  # the reference run lands
+                curve = {"val_ap": np.where(np.arange(500) == 30, 0.6, 0.5), "lr": np.where(np.arange(500) < 60, 1e-3, 1e-5)}
+                digest = store.write_artefact(paper.CHAPTER, configs.key(c), "curve", curve)
+                store.write_record(paper.CHAPTER, {"key": configs.key(c), "experiment": lrgb.EXPERIMENT.name,
+                                                   "version": lrgb.EXPERIMENT.version, "config": c, "metrics": {"test_ap": 0.5},
+                                                   "artefacts": {"curve": digest}})
+
+    monkeypatch.setattr(configs, "run_grid", fake_grid)
+    plan = configs.training_plan(params)  # made before the reference run is recorded
+    for _, step in plan:
+        step()
+    reference = next(desc for desc in trained if "stopping rule" in desc)
+    assert [(c["model"], configs.stage_of(c), c["seed"]) for c in trained[reference]] == [paper.FIRST_FULL]
+    later = [c for c in trained["LRGB, linear head"] + trained["LRGB, 2-layer head"] if c["seed"] != 0 or configs.stage_of(c) != paper.FIRST_FULL[1]]
+    assert len(later) == 3 and all("stop_at_min_lr" in c for c in later)
+    assert all("stop_at_min_lr" not in c for c in trained["tuned"])  # the tuned configurations follow their own schedule
+
+
 def write_runs(params: dict, cells: dict) -> None:
     """Store records of the longer GCN pair under ``params`` (both precisions): test AP per (precision, stage) and seed."""
     for (mixed, stage), aps in cells.items():

@@ -322,15 +322,21 @@ def fidelity_check(runs: pd.DataFrame, params: dict[str, Any]) -> list[dict[str,
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
     """The chapter's runs for background training: the longer GCN pair first (its curve says whether the
-    budget settles the order), its bf16 fidelity check where the CPU has bf16, then each stage across
-    models, cheapest first."""
-    main = main_configs(params)
+    budget settles the order), its bf16 fidelity check where the CPU has bf16, at the papers' epochs
+    ``FIRST_FULL`` on its own, then each stage across models, cheapest first. Each grid makes its configs when
+    it starts, so runs planned before ``FIRST_FULL`` was recorded still take the stopping rule it decides."""
 
-    def grid(desc: str, configs: list[dict[str, Any]]) -> tuple[str, Callable[[], Any]]:
-        return desc, lambda: run_grid(CHAPTER, lrgb.EXPERIMENT.name, configs, params["device"], desc=desc)
+    def grid(desc: str, configs: Callable[[], list[dict[str, Any]]]) -> tuple[str, Callable[[], Any]]:
+        return desc, lambda: run_grid(CHAPTER, lrgb.EXPERIMENT.name, configs(), params["device"], desc=desc)
 
-    fidelity = [grid("bf16 fidelity: the longer GCN pair in both precisions", fidelity_configs(params))] if (
+    def stage(name: str) -> Callable[[], list[dict[str, Any]]]:
+        return lambda: [c for c in main_configs(params) if stage_of(c) == name and c["model"] != lrgb.GPS]
+
+    def first() -> list[dict[str, Any]]:
+        return [c for c in stage(FIRST_FULL[1])() if c["model"] == FIRST_FULL[0] and c["seed"] == FIRST_FULL[2]]
+
+    fidelity = [grid("bf16 fidelity: the longer GCN pair in both precisions", functools.partial(fidelity_configs, params))] if (
         precision.unavailable(precision.BFLOAT16) is None) else []
-    return [grid("GCN pair, trained longer", long_configs(params))] + fidelity + [
-        grid(stage, [c for c in main if stage_of(c) == stage and c["model"] != lrgb.GPS]) for stage in STAGES] + [
-        grid("GPS", gps_configs(params))]
+    reference = [grid("the first GCN run at LRGB's 500 epochs (it checks the stopping rule)", first)] if not params["epochs"] else []
+    return ([grid("GCN pair, trained longer", functools.partial(long_configs, params))] + fidelity + reference
+            + [grid(name, stage(name)) for name in STAGES] + [grid("GPS", functools.partial(gps_configs, params))])
