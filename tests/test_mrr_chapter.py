@@ -175,7 +175,8 @@ def test_findings_quote_the_frames_the_page_shows():
                         "pykeen amri": kgs.amri, "pykeen z_mrr": kgs.z_mrr})
     ties = tables.tie_table(candidates=4, queries=3, levels=(None,))
     params = pages.resolve("mrr-variants", "smoke")
-    good = pd.DataFrame({"dataset": ["a", "b", "c"], "model": "TransE", "runs": 1, "quality": tables.Quality.COUNTS.value})
+    good = pd.DataFrame({"dataset": ["a", "b", "c"], "model": "TransE", "runs": 1, "quality": tables.Quality.COUNTS.value,
+                         "paper": 40.0, "ours": [40.0, 44.0, 44.4], "share": [1.0, 1.1, 1.11]})
     shown = tables.Tables(params, pd.DataFrame(), frame=frame, ties=ties, kgs=kgs, quality=good)
     found = claims.finding_numbers(shown)
     # Cora means x 100: raw 12.5, filtered 14.0, extended 19.0
@@ -186,6 +187,7 @@ def test_findings_quote_the_frames_the_page_shows():
     assert found["mrr_variants_constant"] == "100 under optimistic ranks, 40 under realistic and 25 under pessimistic ones (×100)"
     assert found["mrr_variants_rho"] == "MRR -1.00, AMRR +0.50, AMRI +0.50, z-scored MRR +1.00"
     assert found["mrr_variants_crosscheck"] == "1e-05 (×100 where the page shows it so) over 3 runs"  # MRR's 1e-7, × 100
+    assert found["mrr_variants_above"] == "TransE on c, 44.4 against 40.0 (+11.0%)"  # b's 110% is within the 10%
     # the claims read the same tables: Citeseer does not move, so "on every graph" fails at a tolerance of 1
     verdicts = {d.claim.id: d for d in decisions(claims.claims(shown))}
     assert {i: str(d.verdict) for i, d in verdicts.items()} == {
