@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from scipy.stats import t as t_dist
 from scipy.stats import ttest_rel
 
 from graphrepro import catalog, pages
@@ -88,6 +89,27 @@ def test_flips_count_the_folds_that_reverse_the_average_order():
     table = tables.flips(runs, params).set_index("on average")
     assert table.loc["GCN above MLP", "folds where it flips"] == "1 of 2"
     assert table.loc["GCN+GMNN above GCN", "folds where it flips"] == "0 of 2"
+
+
+def test_more_runs_per_fold_narrow_only_the_runs_share_of_the_spread():
+    # Citeseer sparse stratified GCN, two folds of two runs: 70, 72 and 66, 68 (%)
+    runs = pd.DataFrame({"dataset": "citeseer", "kind": "sparse_stratified", "model": "GCN", "fold": [0, 0, 1, 1],
+                         "seed": [1, 2, 1, 2], "test_acc": [0.70, 0.72, 0.66, 0.68]})
+    row = tables.runs_effect(runs).loc["citeseer, sparse stratified, GCN"]
+    # within a fold: variance 2 in each; fold means 71 and 67: variance 8, of which 2 / 2 is the runs' share
+    assert row["sd within a fold"] == pytest.approx(2**0.5, abs=0.005) and row["sd over folds"] == pytest.approx(8**0.5, abs=0.005)
+    assert row["sd at 20 runs"] == pytest.approx((8 - 2 / 2 + 2 / 20) ** 0.5, abs=0.005)
+    paper_mean, paper_sd = paper.PAPER[("GCN", "citeseer", "sparse_stratified")]
+
+    def half(sd: float) -> float:  # Welch's interval of ours - paper: two folds of ours, the paper's ten
+        v_ours, v_paper = sd**2 / 2, paper_sd**2 / 10
+        df = (v_ours + v_paper) ** 2 / (v_ours**2 / 1 + v_paper**2 / 9)
+        return t_dist.ppf(0.975, df) * (v_ours + v_paper) ** 0.5
+
+    assert row["interval ±"] == pytest.approx(half(8**0.5), abs=0.005)
+    assert row[f"interval ± at {tables.PAPER_RUNS_PER_FOLD} runs"] == pytest.approx(half(7.1**0.5), abs=0.005)
+    assert tables.runs_note(tables.runs_effect(runs)).startswith(f"at most {1 - half(7.1**0.5) / half(8**0.5):.0%} (citeseer")
+    assert "not estimable" in tables.runs_note(tables.runs_effect(runs[runs.seed == 1]))  # one run per fold: no spread within
 
 
 def test_findings_quote_the_records():

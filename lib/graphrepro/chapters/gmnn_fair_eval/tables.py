@@ -23,7 +23,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
 )
 from graphrepro.experiments import fair_eval
 from graphrepro.report import fmt
-from graphrepro.verdicts import Cell, Estimate, judge_cell
+from graphrepro.verdicts import Cell, Estimate, difference_interval, judge_cell
 
 
 def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -61,21 +61,71 @@ def _gmnn_rows(which: str) -> list[str]:
     return ["GMNN p" + WITH_X, "GMNN q" + WITH_X, "GCN+GMNN" + WITH_X] if which == "sparse" else []
 
 
-def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
-    """Test accuracy per (dataset, kind, row, fold): the mean over that fold's runs (GMNN: p, q and best; the
-    variant whose p reads the features in rows marked ``WITH_X``)."""
+SCORE_COLUMNS = ["dataset", "kind", "row", "fold", "acc"]
+
+
+def run_scores(runs: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy (a fraction) per run under each (dataset, kind, row, fold) it counts for: GMNN's runs count for
+    p, q and best; the variant whose p reads the features in rows marked ``WITH_X``."""
     if not len(runs):
-        return pd.DataFrame(columns=["dataset", "kind", "row", "fold", "acc"])
+        return pd.DataFrame(columns=SCORE_COLUMNS)
     runs = runs.assign(gmnn=runs.get("gmnn_loops", pd.Series(np.nan, index=runs.index)).notna(),
                        features=runs["gmnn_p_features"].eq(True) if "gmnn_p_features" in runs else False)
     frames = []
     for (dataset, kind, model, gmnn, features, fold), group in runs.groupby(["dataset", "kind", "model", "gmnn", "features", "fold"]):
         row, mark = _row_label(model, gmnn, features), WITH_X if features else ""
-        frames.append({"dataset": dataset, "kind": kind, "row": row, "fold": fold, "acc": 100 * group.test_acc.mean()})
+        parts = [(row, group.test_acc)]
         if gmnn and kind != "dense":
-            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN p" + mark, "fold": fold, "acc": 100 * group.test_p_acc.mean()})
-            frames.append({"dataset": dataset, "kind": kind, "row": "GMNN q" + mark, "fold": fold, "acc": 100 * group.test_q_acc.mean()})
-    return pd.DataFrame(frames)
+            parts += [("GMNN p" + mark, group.test_p_acc), ("GMNN q" + mark, group.test_q_acc)]
+        frames += [pd.DataFrame({"dataset": dataset, "kind": kind, "row": label, "fold": fold, "acc": accs.to_numpy()})
+                   for label, accs in parts]
+    return pd.concat(frames, ignore_index=True)
+
+
+def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
+    """Test accuracy in percent per (dataset, kind, row, fold): the mean over that fold's runs (``run_scores``)."""
+    scores = run_scores(runs)
+    if not len(scores):
+        return scores
+    means = scores.groupby(SCORE_COLUMNS[:-1], sort=False).acc.mean()
+    return (100 * means).reset_index()
+
+
+PAPER_RUNS_PER_FOLD = 20  # the paper's runs of the chosen setting per fold
+
+
+def runs_effect(runs: pd.DataFrame) -> pd.DataFrame:
+    """What the paper's runs per fold would change, estimated from ours: per cell with a paper number, the runs'
+    standard deviation within a fold (pooled over folds), that of the fold means, that of the fold means projected
+    to ``PAPER_RUNS_PER_FOLD`` runs (the folds' own variance, what is left of the fold means' variance once the
+    runs' share, within / runs, is taken out, plus within / 20), and the half-width of the 95% interval of
+    ours − paper (``difference_interval``) now and so projected; in points."""
+    scores = run_scores(runs)
+    rows = []
+    for (dataset, kind, row), cell in scores.groupby(SCORE_COLUMNS[:3], sort=False):
+        paper = PAPER.get((row.removesuffix(WITH_X), dataset, kind))
+        per_fold = cell.groupby("fold").acc
+        runs_per_fold = int(per_fold.size().min())
+        if paper is None or runs_per_fold < 2 or per_fold.ngroups < 2:
+            continue
+        within, means = 100**2 * float(per_fold.var(ddof=1).mean()), 100 * per_fold.mean()
+        projected = math.sqrt(max(float(means.var(ddof=1)) - within / runs_per_fold, 0.0) + within / PAPER_RUNS_PER_FOLD)
+        half = [np.diff(difference_interval(Estimate(float(means.mean()), sd, len(means)), Estimate(*paper, PAPER_RUNS)))[0] / 2
+                for sd in (float(means.std(ddof=1)), projected)]
+        rows.append({"cell": f"{dataset}, {kind.replace('_', ' ')}, {row}", "sd within a fold": math.sqrt(within),
+                     "sd over folds": float(means.std(ddof=1)), f"sd at {PAPER_RUNS_PER_FOLD} runs": projected,
+                     "interval ±": half[0], f"interval ± at {PAPER_RUNS_PER_FOLD} runs": half[1]})
+    return pd.DataFrame(rows).set_index("cell").round(2) if rows else pd.DataFrame()
+
+
+def runs_note(effect: pd.DataFrame) -> str:
+    """``runs_effect`` in words: by how much 20 runs per fold would narrow the intervals, at most and for the median cell."""
+    if not len(effect):
+        return "an amount not estimable here (it needs two runs of ours in every fold)"
+    now, then = effect["interval ±"], effect[f"interval ± at {PAPER_RUNS_PER_FOLD} runs"]
+    narrower, most = 1 - then / now, (1 - then / now).idxmax()
+    return (f"at most {narrower.max():.0%} ({most}: ±{now[most]:.2f} → ±{then[most]:.2f} points) and "
+            f"{narrower.median():.0%} for the median cell")
 
 
 def _estimate(cell: pd.DataFrame) -> Estimate:
