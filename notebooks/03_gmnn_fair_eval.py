@@ -144,7 +144,7 @@ report.verdict_grid(dense.assign(column=dense.dataset), "model", "column", "Pubm
 # %% tags=["hide-input"]
 effect = tables.runs_effect(assessment)
 glue("gmnn_fair_eval_runs_effect", tables.runs_note(effect), display=False)
-report.dashed(effect)
+effect.map("{:.2f}".format)
 
 # %% [markdown]
 # ## Is GMNN's gain significant?
