@@ -35,26 +35,35 @@ SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 # How LCWA's cross-entropy reads a query's true entities: pykeen 1.11 (like <= 1.6 and >= 1.9) normalises them to a
 # distribution; pykeen 1.7 and 1.8, the version Hoyt et al. trained with, passed the multi-hot vector as it is
 MULTI_HOT = "multi-hot"
+# The basic negative sampler of pykeen's development tree from PR #417 (2022-03-04) to #817 (2022-03-16), the window
+# Hoyt et al.'s records point to (their z-scored metrics arrived in #814; their sLCWA losses are per positive, as
+# before #817): each negative draws one of two sides, but only the head is ever replaced, so about half of a
+# positive's negatives stay the positive itself and no tail is corrupted
+HALF_UNCHANGED = "half unchanged"
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
     """A run: the dataset, the model, the configuration it follows (Hoyt et al.'s where they trained one),
     the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
     given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
-    ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did."""
+    ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did; ``sampler`` (only when given: ``HALF_UNCHANGED``)
+    draws sLCWA's negatives as pykeen's tree did in March 2022."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives", "ce_targets"}
+    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
     config = {**config, **overrides}
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
+    if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
+        raise ValueError(f"sampler {config['sampler']!r}: only {HALF_UNCHANGED!r}, and only for a published configuration "
+                         "that trains sLCWA with the basic negative sampler")
     return config
 
 
@@ -65,6 +74,15 @@ def lcwa_cross_entropy(config: dict[str, Any]) -> bool:
         return False
     setting = published(config)
     return setting["loss"] == "crossentropy" and setting["training_loop"] == "lcwa"
+
+
+def basic_sampler(config: dict[str, Any]) -> bool:
+    """Whether a config follows a published configuration that trains sLCWA with pykeen's basic negative sampler
+    (the runs whose negatives changed in pykeen's tree in March 2022: ``HALF_UNCHANGED``)."""
+    if config["source"] != HOYT:
+        return False
+    setting = published(config)
+    return setting["training_loop"] == "slcwa" and setting.get("negative_sampler") == "basic"
 
 
 def published(config: dict[str, Any]) -> dict[str, Any]:
@@ -83,6 +101,8 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
         arguments = {k: v for k, v in published(config).items() if k != "dataset_kwargs"}
     if config.get("ce_targets") == MULTI_HOT:
         arguments["loss"] = multi_hot_cross_entropy()
+    if config.get("sampler") == HALF_UNCHANGED:
+        arguments["negative_sampler"] = half_unchanged_sampler()
     if config.get("negatives"):
         arguments["negative_sampler_kwargs"] = {**arguments.get("negative_sampler_kwargs", {}), "num_negs_per_pos": config["negatives"]}
     training = dict(arguments.get("training_kwargs", {}))
@@ -183,6 +203,29 @@ def multi_hot_cross_entropy() -> type:
                                                      reduction=self.reduction)
 
     return MultiHotCrossEntropyLoss
+
+
+def half_unchanged_negatives(positives: torch.Tensor, negatives_per_positive: int, entities: int) -> torch.Tensor:
+    """Negatives as ``HALF_UNCHANGED`` draws them, shaped (*positives' batch, negatives_per_positive, 3): each one
+    keeps its positive triple or, with probability one half, has its head replaced by another entity, uniformly."""
+    negatives = positives.unsqueeze(-2).repeat_interleave(negatives_per_positive, dim=-2)
+    heads = negatives[..., 0]  # a view: writing it writes the negatives
+    replaced = torch.randint(2, heads.shape, device=positives.device) == 0
+    drawn = torch.randint(entities - 1, (int(replaced.sum()),), device=positives.device)
+    heads[replaced] = drawn + (drawn >= heads[replaced]).long()  # skip the positive's own head
+    return negatives
+
+
+@lru_cache(maxsize=1)
+def half_unchanged_sampler() -> type:
+    """pykeen's basic negative sampler drawing as ``half_unchanged_negatives`` does."""
+    from pykeen.sampling import BasicNegativeSampler  # heavy (pykeen): only knowledge-graph runs load it
+
+    class HalfUnchangedSampler(BasicNegativeSampler):  # type: ignore[misc]
+        def corrupt_batch(self, positive_batch: torch.Tensor) -> torch.Tensor:
+            return half_unchanged_negatives(positive_batch, self.num_negs_per_pos, self.num_entities)
+
+    return HalfUnchangedSampler
 
 
 @lru_cache(maxsize=1)

@@ -51,6 +51,13 @@ def target_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
             if "ce_targets" in c and c["dataset"] not in LARGE_KGS]
 
 
+def sampler_runs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs that train sLCWA with pykeen's basic sampler on a small knowledge graph (not ``LARGE_KGS``), again
+    with negatives drawn as pykeen's tree drew them in March 2022 (``kg.HALF_UNCHANGED``), the window Hoyt et al.'s
+    records point to; beside the page's runs, not in place of them (the window is inferred, not confirmed)."""
+    return [{**c, "sampler": kg.HALF_UNCHANGED} for c in kg_configs(params) if kg.basic_sampler(c) and c["dataset"] not in LARGE_KGS]
+
+
 def negatives_note(params: dict[str, Any]) -> str:
     """Which cells train with fewer negatives than their configuration's own, as text for the protocol."""
     cells = {(c["dataset"], c["model"]): (c["negatives"], kg.own_negatives(c)) for c in kg_configs(params) if "negatives" in c}
@@ -78,6 +85,7 @@ def grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[dict[
     configs = kg_configs(params)
     out = [("kg", "knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
            ("targets", "pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
+           ("sampler", "pykeen's March 2022 sampler", kg.EXPERIMENT, sampler_runs(params)),
            ("kg", "large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
            ("lp", "link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
     return [grid for grid in out if grid[3]]
@@ -89,31 +97,33 @@ def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: l
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
-    """Train what a part lacks (``kg``, ``targets`` or ``lp``, as ``grids`` names them) and return its records."""
-    if part not in {"kg", "targets", "lp"}:
-        raise ValueError(f"unknown part {part!r}: one of kg, targets, lp")
+    """Train what a part lacks (``kg``, ``targets``, ``sampler`` or ``lp``, as ``grids`` names them) and return its
+    records."""
+    if part not in {"kg", "targets", "sampler", "lp"}:
+        raise ValueError(f"unknown part {part!r}: one of kg, targets, sampler, lp")
     frames = [_train(params, *grid[1:]) for grid in grids(params) if grid[0] == part]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def main_keys(params: dict[str, Any]) -> set[str]:
-    """Store keys of the runs the tables and verdicts read: every run but ``target_twins``."""
+    """Store keys of the runs the tables and verdicts read: every run but ``target_twins`` and ``sampler_runs``."""
     return {linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} | {kg.EXPERIMENT.key(c) for c in kg_configs(params)}
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params``."""
-    return main_keys(params) | {kg.EXPERIMENT.key(c) for c in target_twins(params)}
+    return main_keys(params) | {kg.EXPERIMENT.key(c) for c in target_twins(params) + sampler_runs(params)}
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
     runs = catalog.load(CHAPTER)
-    return lp_configs(params) + kg_configs(params) + target_twins(params), store.runs_with_keys(runs, chapter_keys(params))
+    known = lp_configs(params) + kg_configs(params) + target_twins(params) + sampler_runs(params)
+    return known, store.runs_with_keys(runs, chapter_keys(params))
 
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
-    """The records its tables and verdicts read (nothing is trained): the twins of ``target_twins`` left out."""
+    """The records its tables and verdicts read (nothing is trained): ``target_twins`` and ``sampler_runs`` left out."""
     return store.runs_with_keys(catalog.load(CHAPTER), main_keys(params))
 
 
