@@ -110,7 +110,7 @@ def test_hoyts_cross_entropy_runs_train_as_their_pykeen_did_and_have_twins_as_ou
                for c in twins)
     twin_keys = {kg.EXPERIMENT.key(c) for c in twins}
     assert twin_keys <= configs.chapter_keys(params) and not twin_keys & configs.main_keys(params)
-    assert {part for part, *_ in configs.grids(params)} == {"kg", "targets", "lp"}
+    assert {part for part, *_ in configs.grids(params)} == {"kg", "targets", "sampler", "lp"}
     with pytest.raises(ValueError, match="unknown part 'twins'"):
         configs.run(params, "twins")
     assert isinstance(kg.pipeline_arguments(main[("nations", "TransE")])["loss"], type)
@@ -129,9 +129,34 @@ def test_the_targets_table_sets_each_twin_beside_its_multi_hot_run_and_the_paper
     targets = tables.targets_frame(frame, twins)
     assert list(targets.index) == [("Kinships", "TransE"), ("Nations", "TransE")]  # RotatE has no twin
     assert targets.loc[("Nations", "TransE")].tolist() == pytest.approx([100 * paper.PAPER_KG_MRR[("nations", "TransE")], 41.0, 41.0])
-    assert tables.targets_note(targets).startswith("TransE on Kinships reaches 43.0 with pykeen 1.8's targets and 31.7")
-    assert tables.targets_note(tables.targets_frame(frame.iloc[:0], twins)) == "not run yet"  # no multi-hot run yet
-    assert tables.targets_table(tables.targets_frame(frame.iloc[:0], twins)).iloc[0, 1] == "–"
+    assert tables.beside_note(targets, tables.TARGETS).startswith("TransE on Kinships reaches 43.0 with pykeen 1.8's targets and 31.7")
+    assert tables.beside_note(tables.targets_frame(frame.iloc[:0], twins), tables.TARGETS) == "not run yet"  # no multi-hot run yet
+    assert tables.beside_table(tables.targets_frame(frame.iloc[:0], twins)).iloc[0, 1] == "–"
+    march = pd.DataFrame({"dataset": ["nations"], "model": ["RotatE"], "mrr": [0.46]})  # the sLCWA run, March 2022's negatives
+    sampled = tables.sampler_frame(frame.assign(dataset="nations", model="RotatE", mrr=[0.60, 0.62, 0.61]), march)
+    assert sampled.loc[("Nations", "RotatE")].tolist() == pytest.approx([100 * paper.PAPER_KG_MRR[("nations", "RotatE")], 61.0, 46.0])
+    assert tables.beside_note(sampled, tables.SAMPLERS) == ("RotatE on Nations reaches 61.0 with pykeen 1.11's sampler and 46.0 "
+                                                           "with the March 2022 tree's (the paper: 51.2)")
+
+
+def test_the_march_2022_sampler_leaves_about_half_the_negatives_equal_to_their_positive_and_corrupts_heads_only():
+    torch.manual_seed(0)
+    positives = torch.stack([torch.randint(14, (4000,)), torch.randint(55, (4000,)), torch.randint(14, (4000,))], dim=1)
+    negatives = kg.half_unchanged_negatives(positives, 53, 14)
+    assert negatives.shape == (4000, 53, 3)
+    same = (negatives == positives.unsqueeze(1)).all(-1)
+    assert same.float().mean().item() == pytest.approx(0.5, abs=0.005)
+    assert (negatives[..., 1:] == positives.unsqueeze(1)[..., 1:]).all()  # relations and tails are never replaced
+    heads = negatives[..., 0][~same]
+    assert (heads != positives[:, 0].unsqueeze(1).expand(-1, 53)[~same]).all()  # a replaced head is another entity
+    counts = torch.bincount(heads, minlength=14).float()
+    assert counts.min() > 0.9 * counts.mean() and counts.max() < 1.1 * counts.mean()  # uniform over the entities
+    sampler = kg.half_unchanged_sampler()(mapped_triples=positives, num_entities=14, num_relations=55, num_negs_per_pos=53)
+    assert (sampler.corrupt_batch(positives[:8])[..., 2] == positives[:8, 2].unsqueeze(1)).all()
+    assert configs.sampler_runs(pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])) == [
+        {**kg.make_config("nations", "RotatE", 0), "sampler": kg.HALF_UNCHANGED}]  # RotatE on WN18RR trains LCWA
+    with pytest.raises(ValueError, match="only 'half unchanged'"):
+        kg.make_config("nations", "TransE", 0, sampler=kg.HALF_UNCHANGED)  # LCWA: no negatives are sampled
 
 
 def test_epochs_are_each_configurations_own_unless_the_profile_sets_fewer():

@@ -244,37 +244,49 @@ def counted(frame: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
     return frame[[(d, m, Quality.COUNTS.value) in cells for d, m in zip(frame.dataset, frame.model)]] if len(frame) else frame
 
 
-TARGETS = {"multi-hot (1.8)": "pykeen 1.8's", "normalised (1.11)": "pykeen 1.11's"}  # targets_frame's columns, in words
+# the columns of targets_frame and sampler_frame (the page's runs, then the others) and their words in a note
+TARGETS = {"multi-hot (1.8)": "pykeen 1.8's targets", "normalised (1.11)": "pykeen 1.11's"}
+SAMPLERS = {"pykeen 1.11": "pykeen 1.11's sampler", "March 2022": "the March 2022 tree's"}
+
+
+def beside_frame(page: pd.DataFrame, other: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """Per knowledge graph and model that ``other`` trained: the paper's MRR, the page's runs' and ``other``'s
+    (× 100, mean over seeds, from ``kg_frame`` of each), under the two names of ``columns``."""
+    names = ["paper", *columns]
+    if not len(other):
+        return pd.DataFrame(columns=names)
+    theirs, ours = (100 * cell_means(part, ["mrr"])["mrr"] for part in (other, page))
+    index = pd.MultiIndex.from_tuples([(KG_LABELS[d], m) for d, m in theirs.index], names=["dataset", "model"])
+    values = [[100 * PAPER_KG_MRR.get(cell, math.nan) for cell in theirs.index], ours.reindex(theirs.index).to_numpy(), theirs.to_numpy()]
+    return pd.DataFrame(dict(zip(names, values)), index=index)
 
 
 def targets_frame(frame: pd.DataFrame, twins: pd.DataFrame) -> pd.DataFrame:
-    """Per knowledge graph and model whose loss changed between pykeen versions (``configs.target_twins``): the
-    paper's MRR beside ours with the true entities as pykeen 1.8 passed them (multi-hot, as Hoyt et al. trained) and
-    as pykeen 1.11 normalises them (× 100, mean over seeds), from ``kg_frame`` of each."""
-    columns = ["paper", *TARGETS]
-    if not len(twins):
-        return pd.DataFrame(columns=columns)
-    normalised, multi_hot = (100 * cell_means(part, ["mrr"])["mrr"] for part in (twins, frame))
-    index = pd.MultiIndex.from_tuples([(KG_LABELS[d], m) for d, m in normalised.index], names=["dataset", "model"])
-    values = [[100 * PAPER_KG_MRR.get(cell, math.nan) for cell in normalised.index],
-              multi_hot.reindex(normalised.index).to_numpy(), normalised.to_numpy()]
-    return pd.DataFrame(dict(zip(columns, values)), index=index)
+    """``beside_frame`` of the runs whose loss changed between pykeen versions (``configs.target_twins``): the true
+    entities as pykeen 1.8 passed them (multi-hot, as Hoyt et al. trained: the page's runs) and as 1.11 normalises them."""
+    return beside_frame(frame, twins, TARGETS)
 
 
-def targets_table(targets: pd.DataFrame) -> pd.DataFrame:
-    """``targets_frame`` as the page shows it: one decimal, as the quality table."""
-    return targets.map(lambda v: "–" if math.isnan(v) else f"{v:.1f}").rename_axis(columns=f"MRR {SCALE}")
+def sampler_frame(frame: pd.DataFrame, march: pd.DataFrame) -> pd.DataFrame:
+    """``beside_frame`` of the sLCWA runs (``configs.sampler_runs``): negatives as pykeen 1.11 draws them (the page's
+    runs) and as pykeen's tree drew them in March 2022 (``kg.HALF_UNCHANGED``)."""
+    return beside_frame(frame, march, SAMPLERS)
 
 
-def targets_note(targets: pd.DataFrame) -> str:
-    """The cell of ``targets_frame`` that the targets move most, in words."""
-    multi, norm = TARGETS
-    gaps = (targets[multi] - targets[norm]).abs().dropna()
+def beside_table(beside: pd.DataFrame) -> pd.DataFrame:
+    """``beside_frame`` as the page shows it: one decimal, as the quality table."""
+    return beside.map(lambda v: "–" if math.isnan(v) else f"{v:.1f}").rename_axis(columns=f"MRR {SCALE}")
+
+
+def beside_note(beside: pd.DataFrame, columns: dict[str, str]) -> str:
+    """The cell of ``beside_frame`` that the other behaviour moves most, in words (``columns``: its names and words)."""
+    page, other = columns
+    gaps = (beside[page] - beside[other]).abs().dropna()
     if not len(gaps):
         return "not run yet"
-    (dataset, model), row = gaps.idxmax(), targets.loc[gaps.idxmax()]
-    return (f"{model} on {dataset} reaches {row[multi]:.1f} with {TARGETS[multi]} targets and {row[norm]:.1f} "
-            f"with {TARGETS[norm]} (the paper: {row['paper']:.1f})")
+    (dataset, model), row = gaps.idxmax(), beside.loc[gaps.idxmax()]
+    return (f"{model} on {dataset} reaches {row[page]:.1f} with {columns[page]} and {row[other]:.1f} "
+            f"with {columns[other]} (the paper: {row['paper']:.1f})")
 
 
 def kg_legend() -> pd.DataFrame:
