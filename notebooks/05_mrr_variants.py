@@ -184,12 +184,12 @@ tables.beside_table(targets)
 
 # %% [markdown]
 # **A sampler that changed, for a while.** The same records date Hoyt et al.'s pykeen more closely: their z-scored
-# metrics are those pykeen added in March 2022 (pull request #814) and replaced two weeks later (#835), and their
-# sLCWA losses are normalised per positive triple, as before #817. From #417 to #817, pykeen's basic negative
-# sampler drew one of two sides for each negative but wrote only the head, so about half of a positive's negatives
-# were the positive itself and no tail was corrupted. RotatE, the one model trained with sLCWA here, again with
-# negatives drawn so, beside the page's runs (which keep pykeen 1.11's sampler: the window is inferred from the
-# records, not confirmed by them):
+# metrics are those pykeen's development tree had from pull request #814 (8 March 2022) until #835 replaced them
+# (22 March). For the first half of that window, from #417 to #817 (16 March), pykeen's basic negative sampler drew
+# one of two sides for each negative but wrote only the head, so about half of a positive's negatives were the
+# positive itself and no tail was corrupted. RotatE, the one model trained with sLCWA here, again with negatives
+# drawn so, beside the page's runs (which keep pykeen 1.11's sampler, since the records do not tell which half of
+# the window Hoyt et al. trained in):
 
 # %%
 march_runs = configs.run(params, "sampler")

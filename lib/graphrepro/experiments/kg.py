@@ -35,10 +35,10 @@ SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 # How LCWA's cross-entropy reads a query's true entities: pykeen 1.11 (like <= 1.6 and >= 1.9) normalises them to a
 # distribution; pykeen 1.7 and 1.8, the version Hoyt et al. trained with, passed the multi-hot vector as it is
 MULTI_HOT = "multi-hot"
-# The basic negative sampler of pykeen's development tree from PR #417 (2022-03-04) to #817 (2022-03-16), the window
-# Hoyt et al.'s records point to (their z-scored metrics arrived in #814; their sLCWA losses are per positive, as
-# before #817): each negative draws one of two sides, but only the head is ever replaced, so about half of a
-# positive's negatives stay the positive itself and no tail is corrupted
+# The basic negative sampler of pykeen's development tree from PR #417 (2022-03-04) to #817 (2022-03-16), the first
+# half of the window Hoyt et al.'s records point to (their z-scored metrics are those of #814 to #835, 03-08 to
+# 03-22): each negative draws one of two sides, but only the head is ever replaced, so about half of a positive's
+# negatives stay the positive itself and no tail is corrupted
 HALF_UNCHANGED = "half unchanged"
 
 
