@@ -15,6 +15,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     PAIRS,
     PAPER,
     PAPER_RUNS,
+    PAPER_RUNS_PER_FOLD,
     PAPER_STARS,
     PUBLIC_PAPER,
     ROWS,
@@ -89,9 +90,6 @@ def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
         return scores
     means = scores.groupby(SCORE_COLUMNS[:-1], sort=False).acc.mean()
     return (100 * means).reset_index()
-
-
-PAPER_RUNS_PER_FOLD = 20  # the paper's runs of the chosen setting per fold
 
 
 def runs_effect(runs: pd.DataFrame) -> pd.DataFrame:
