@@ -107,11 +107,12 @@ def runs_effect(runs: pd.DataFrame) -> pd.DataFrame:
         if paper is None or runs_per_fold < 2 or per_fold.ngroups < 2:
             continue
         within, means = 100**2 * float(per_fold.var(ddof=1).mean()), 100 * per_fold.mean()
-        projected = math.sqrt(max(float(means.var(ddof=1)) - within / runs_per_fold, 0.0) + within / PAPER_RUNS_PER_FOLD)
+        spread = float(means.std(ddof=1))
+        projected = math.sqrt(max(spread**2 - within / runs_per_fold, 0.0) + within / PAPER_RUNS_PER_FOLD)
         half = [np.diff(difference_interval(Estimate(float(means.mean()), sd, len(means)), Estimate(*paper, PAPER_RUNS)))[0] / 2
-                for sd in (float(means.std(ddof=1)), projected)]
+                for sd in (spread, projected)]
         rows.append({"cell": f"{dataset}, {kind.replace('_', ' ')}, {row}", "sd within a fold": math.sqrt(within),
-                     "sd over folds": float(means.std(ddof=1)), f"sd at {PAPER_RUNS_PER_FOLD} runs": projected,
+                     "sd over folds": spread, f"sd at {PAPER_RUNS_PER_FOLD} runs": projected,
                      "interval ±": half[0], f"interval ± at {PAPER_RUNS_PER_FOLD} runs": half[1]})
     return pd.DataFrame(rows).set_index("cell").round(2) if rows else pd.DataFrame()
 
@@ -121,7 +122,8 @@ def runs_note(effect: pd.DataFrame) -> str:
     if not len(effect):
         return "an amount not estimable here (it needs two runs of ours in every fold)"
     now, then = effect["interval ±"], effect[f"interval ± at {PAPER_RUNS_PER_FOLD} runs"]
-    narrower, most = 1 - then / now, (1 - then / now).idxmax()
+    narrower = 1 - then / now
+    most = narrower.idxmax()
     return (f"at most {narrower.max():.0%} ({most}: ±{now[most]:.2f} → ±{then[most]:.2f} points) and "
             f"{narrower.median():.0%} for the median cell")
 
