@@ -173,3 +173,10 @@ def test_hours_left_take_off_the_epochs_a_chapter_4_run_has_checkpointed(monkeyp
     row = bench.recorded_estimate(slug, "paper").set_index("model").loc["GCN"]
     assert row["s per planned epoch"] == pytest.approx(100.0)
     assert row["hours"] - row["hours left"] == pytest.approx(100 * 100.0 / 3600)
+
+
+def test_every_standard_run_has_a_committed_record(monkeypatch):
+    """``make book`` on a fresh clone trains nothing: each chapter's ``standard`` runs are all committed (a change
+    that plans a run lands with its record, or on a branch until the record exists)."""
+    monkeypatch.delenv("GRAPHREPRO_RESULTS")  # the committed store, not the test's own
+    assert bench.unrecorded_standard_runs() == {page.slug: 0 for page in pages.chapter_pages()}

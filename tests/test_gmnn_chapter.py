@@ -107,7 +107,7 @@ def test_more_runs_per_fold_narrow_only_the_runs_share_of_the_spread():
         return t_dist.ppf(0.975, df) * (v_ours + v_paper) ** 0.5
 
     assert row["interval ±"] == pytest.approx(half(8**0.5), abs=0.005)
-    assert row[f"interval ± at {tables.PAPER_RUNS_PER_FOLD} runs"] == pytest.approx(half(7.1**0.5), abs=0.005)
+    assert row[f"interval ± at {paper.PAPER_RUNS_PER_FOLD} runs"] == pytest.approx(half(7.1**0.5), abs=0.005)
     assert tables.runs_note(tables.runs_effect(runs)).startswith(f"at most {1 - half(7.1**0.5) / half(8**0.5):.0%} (citeseer")
     assert "not estimable" in tables.runs_note(tables.runs_effect(runs[runs.seed == 1]))  # one run per fold: no spread within
 

@@ -616,6 +616,15 @@ def test_a_plateau_run_with_the_stopping_rule_ends_at_the_minimum_rate_once_val_
         lrgb.make_config("GCN", "tuned", 0, stop_at_min_lr=20)
 
 
+def write_first_full(config: dict, best: int) -> None:
+    """A record of ``FIRST_FULL`` at 500 epochs whose best validation epoch is ``best`` and whose rate reaches the
+    minimum at epoch 60."""
+    curve = {"val_ap": np.where(np.arange(500) == best, 0.6, 0.5), "lr": np.where(np.arange(500) < 60, 1e-3, 1e-5)}
+    digest = store.write_artefact(paper.CHAPTER, configs.key(config), "curve", curve)
+    store.write_record(paper.CHAPTER, {"key": configs.key(config), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
+                                     "config": config, "metrics": {"test_ap": 0.5}, "artefacts": {"curve": digest}})
+
+
 @pytest.mark.parametrize("best,applies", [(30, True), (80, False)])
 def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_run_shows_it_safe(best, applies, isolated_store):
     """The first full-length GCN LRGB run decides: if its best validation epoch came before its rate reached the
@@ -625,11 +634,7 @@ def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_
     assert configs.stopping_check(params) is None and "stop_at_min_lr" not in other
     assert configs.stopping_note(params).startswith("is not yet checked")
     first = configs.config(params, *paper.FIRST_FULL)
-    lr = np.where(np.arange(500) < 60, 1e-3, 1e-5)
-    curve = {"val_ap": np.where(np.arange(500) == best, 0.6, 0.5), "lr": lr}
-    digest = store.write_artefact(paper.CHAPTER, configs.key(first), "curve", curve)
-    store.write_record(paper.CHAPTER, {"key": configs.key(first), "experiment": lrgb.EXPERIMENT.name, "version": lrgb.EXPERIMENT.version,
-                                     "config": first, "metrics": {"test_ap": 0.5}, "artefacts": {"curve": digest}})
+    write_first_full(first, best)
     assert configs.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
     note = configs.stopping_note(params)
     assert note.startswith("applies" if applies else "does not apply") and f"epoch was {best + 1}" in note and "epoch 61" in note
@@ -650,11 +655,7 @@ def test_background_training_plans_each_grid_when_it_starts_so_the_rule_reaches_
         trained[desc] = grid_configs
         for c in grid_configs:
             if (c["model"], configs.stage_of(c), c["seed"]) == paper.FIRST_FULL:  # the reference run lands
-                curve = {"val_ap": np.where(np.arange(500) == 30, 0.6, 0.5), "lr": np.where(np.arange(500) < 60, 1e-3, 1e-5)}
-                digest = store.write_artefact(paper.CHAPTER, configs.key(c), "curve", curve)
-                store.write_record(paper.CHAPTER, {"key": configs.key(c), "experiment": lrgb.EXPERIMENT.name,
-                                                   "version": lrgb.EXPERIMENT.version, "config": c, "metrics": {"test_ap": 0.5},
-                                                   "artefacts": {"curve": digest}})
+                write_first_full(c, best=30)
 
     monkeypatch.setattr(configs, "run_grid", fake_grid)
     plan = configs.training_plan(params)  # made before the reference run is recorded

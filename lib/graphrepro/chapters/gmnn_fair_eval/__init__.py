@@ -1,7 +1,7 @@
 """Chapter 3: k-fold model selection and assessment of MLP, GCN, FAGCN and GMNN."""
 
 from graphrepro import vocabulary
-from graphrepro.chapters.gmnn_fair_eval.paper import ASSESSED, CHAPTER
+from graphrepro.chapters.gmnn_fair_eval.paper import ASSESSED, CHAPTER, PAPER_RUNS_PER_FOLD
 from graphrepro.pages import Param, chapter_page, same
 
 PAGE = chapter_page(
@@ -25,7 +25,7 @@ PAGE = chapter_page(
           "paper": [24, 100, 400]}, many=True, minimum=1, maximum=100_000),
     Param("budget_runs", int, "the budget study's runs per fold with each budget's choice", {"smoke": 1, "standard": 10, "paper": 10},
           minimum=1, maximum=100),
-    Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": 20},
+    Param("runs", int, "runs per fold with the selected setting (paper 20)", {"smoke": 1, "standard": 3, "paper": PAPER_RUNS_PER_FOLD},
           minimum=1, maximum=100),
     Param("max_epochs", int, "epoch cap (paper 1000)", {"smoke": 6, "standard": 1000, "paper": 1000}, minimum=1, maximum=100_000),
     Param("patience", int, "early-stopping patience on validation loss (paper 200)", {"smoke": 3, "standard": 200, "paper": 200},

@@ -15,6 +15,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     PAIRS,
     PAPER,
     PAPER_RUNS,
+    PAPER_RUNS_PER_FOLD,
     PAPER_STARS,
     PUBLIC_PAPER,
     ROWS,
@@ -91,9 +92,6 @@ def fold_scores(runs: pd.DataFrame) -> pd.DataFrame:
     return (100 * means).reset_index()
 
 
-PAPER_RUNS_PER_FOLD = 20  # the paper's runs of the chosen setting per fold
-
-
 def runs_effect(runs: pd.DataFrame) -> pd.DataFrame:
     """What the paper's runs per fold would change, estimated from ours: per cell with a paper number, the runs'
     standard deviation within a fold (pooled over folds), that of the fold means, that of the fold means projected
@@ -109,11 +107,12 @@ def runs_effect(runs: pd.DataFrame) -> pd.DataFrame:
         if paper is None or runs_per_fold < 2 or per_fold.ngroups < 2:
             continue
         within, means = 100**2 * float(per_fold.var(ddof=1).mean()), 100 * per_fold.mean()
-        projected = math.sqrt(max(float(means.var(ddof=1)) - within / runs_per_fold, 0.0) + within / PAPER_RUNS_PER_FOLD)
+        spread = float(means.std(ddof=1))
+        projected = math.sqrt(max(spread**2 - within / runs_per_fold, 0.0) + within / PAPER_RUNS_PER_FOLD)
         half = [np.diff(difference_interval(Estimate(float(means.mean()), sd, len(means)), Estimate(*paper, PAPER_RUNS)))[0] / 2
-                for sd in (float(means.std(ddof=1)), projected)]
+                for sd in (spread, projected)]
         rows.append({"cell": f"{dataset}, {kind.replace('_', ' ')}, {row}", "sd within a fold": math.sqrt(within),
-                     "sd over folds": float(means.std(ddof=1)), f"sd at {PAPER_RUNS_PER_FOLD} runs": projected,
+                     "sd over folds": spread, f"sd at {PAPER_RUNS_PER_FOLD} runs": projected,
                      "interval ±": half[0], f"interval ± at {PAPER_RUNS_PER_FOLD} runs": half[1]})
     return pd.DataFrame(rows).set_index("cell").round(2) if rows else pd.DataFrame()
 
@@ -123,7 +122,8 @@ def runs_note(effect: pd.DataFrame) -> str:
     if not len(effect):
         return "an amount not estimable here (it needs two runs of ours in every fold)"
     now, then = effect["interval ±"], effect[f"interval ± at {PAPER_RUNS_PER_FOLD} runs"]
-    narrower, most = 1 - then / now, (1 - then / now).idxmax()
+    narrower = 1 - then / now
+    most = narrower.idxmax()
     return (f"at most {narrower.max():.0%} ({most}: ±{now[most]:.2f} → ±{then[most]:.2f} points) and "
             f"{narrower.median():.0%} for the median cell")
 
