@@ -171,8 +171,8 @@ tables.quality_table(quality)
 # entities against a query's true entities. pykeen 1.7 and 1.8 passed them to torch's `cross_entropy` as a multi-hot
 # vector, so a query with k true entities weighs about k times as much; pykeen 1.9 went back to normalising the
 # vector to a distribution, as 1.6 did, and the pinned pykeen 1.11 normalises too. Hoyt et al.'s records date their
-# runs to pykeen 1.8 (they carry its z-scored metrics), so the cells above that train LCWA with the cross-entropy
-# train it with the multi-hot targets. The same configurations with pykeen 1.11's normalised targets, beside them:
+# runs to pykeen's development tree between 1.7 and 1.8 (they carry z-scored metrics in a form no release had), so the
+# cells above that train LCWA with the cross-entropy train it with the multi-hot targets. The same configurations with pykeen 1.11's normalised targets, beside them:
 
 # %%
 twin_runs = configs.run(params, "targets")
@@ -184,8 +184,8 @@ tables.beside_table(targets)
 
 # %% [markdown]
 # **A sampler that changed, for a while.** The same records date Hoyt et al.'s pykeen more closely: their z-scored
-# metrics are those pykeen's development tree had from pull request #814 (8 March 2022) until #835 replaced them
-# (22 March). For the first half of that window, from #417 to #817 (16 March), pykeen's basic negative sampler drew
+# metrics are those the tree had from pull request #814 (8 March 2022) until #835 replaced them (22 March), just
+# before 1.8.0. For the first half of that window, from #417 to #817 (16 March), pykeen's basic negative sampler drew
 # one of two sides for each negative but wrote only the head, so about half of a positive's negatives were the
 # positive itself and no tail was corrupted. RotatE, the one model trained with sLCWA here, again with negatives
 # drawn so, beside the page's runs (which keep pykeen 1.11's sampler, since the records do not tell which half of

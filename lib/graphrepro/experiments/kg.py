@@ -33,7 +33,7 @@ PYKEEN_METRICS = {"mrr": "mrr", "mr": "mr", "hits_at_10": "hits_at_k", "amri": "
 PYKEEN_KEYS = {name: METRICS[metric].pykeen_key(k=10) for name, metric in PYKEEN_METRICS.items()}  # record name: pykeen's key
 SIDES, TIES = ("head", "tail"), ("optimistic", "realistic", "pessimistic")
 # How LCWA's cross-entropy reads a query's true entities: pykeen 1.11 (like <= 1.6 and >= 1.9) normalises them to a
-# distribution; pykeen 1.7 and 1.8, the version Hoyt et al. trained with, passed the multi-hot vector as it is
+# distribution; pykeen 1.7 and 1.8, and the tree between them where Hoyt et al. trained, passed the multi-hot vector as it is
 MULTI_HOT = "multi-hot"
 # The basic negative sampler of pykeen's development tree from PR #417 (2022-03-04) to #817 (2022-03-16), the first
 # half of the window Hoyt et al.'s records point to (their z-scored metrics are those of #814 to #835, 03-08 to
