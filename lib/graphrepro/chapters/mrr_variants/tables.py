@@ -279,14 +279,21 @@ def beside_table(beside: pd.DataFrame) -> pd.DataFrame:
 
 
 def beside_note(beside: pd.DataFrame, columns: dict[str, str]) -> str:
-    """The cell of ``beside_frame`` that the other behaviour moves most, in words (``columns``: its names and words)."""
+    """The cell of ``beside_frame`` that the other behaviour moves most, and how far each behaviour's MRR is from the
+    paper's on average over the cells with a paper MRR (relative), in words (``columns``: its names and words)."""
     page, other = columns
     gaps = (beside[page] - beside[other]).abs().dropna()
     if not len(gaps):
         return "not run yet"
     (dataset, model), row = gaps.idxmax(), beside.loc[gaps.idxmax()]
-    return (f"{model} on {dataset} reaches {row[page]:.1f} with {columns[page]} and {row[other]:.1f} "
+    text = (f"{model} on {dataset} reaches {row[page]:.1f} with {columns[page]} and {row[other]:.1f} "
             f"with {columns[other]} (the paper: {row['paper']:.1f})")
+    cited = beside.dropna()
+    if len(cited):
+        off = {name: (cited[name] / cited["paper"] - 1).abs().mean() for name in columns}
+        text += (f"; over the {len(cited)} cell{'s' * (len(cited) > 1)} with a paper MRR, MRR is {off[page]:.0%} off the "
+                 f"paper's on average with {columns[page]} and {off[other]:.0%} with {columns[other]}")
+    return text
 
 
 def kg_legend() -> pd.DataFrame:
