@@ -72,6 +72,8 @@ report.headlines_table(headlines)
 #    the same budget for them.
 # 5. **State the metric exactly, and compute what you state** (chapter 5). Raw or filtered ranks,
 #    self-loops in or out, optimistic or realistic ties; and when datasets differ in size, report an
-#    adjusted metric beside MRR or Hits@k.
+#    adjusted metric beside MRR or Hits@k. Pin the library that trains and scores, to the commit: between
+#    releases a loss or a negative sampler can change what the same configuration learns (chapter 5's knowledge
+#    graphs, with the losses of pykeen 1.8 and 1.11 and the sampler of its March 2022 tree).
 #
 # The {doc}`verdicts` page lists every paper number and claim the book re-ran, with its verdict.
