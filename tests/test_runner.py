@@ -228,8 +228,8 @@ def test_two_kernels_started_at_once_from_one_folder_keep_their_own_sockets(tmp_
 # run is tested where it matters, continuing from its checkpoint (tests/test_lrgb_chapter.py).
 KILL_DRILL = {
     "han-vs-gat": ["-p", "datasets", "IMDB"],
-    "gmnn-fair-eval": [],
-    "mrr-variants": ["-p", "graphs", "cora", "-p", "kg_models", "TransE,RotatE"],
+    "gmnn-fair-eval": ["-p", "datasets", "cora", "-p", "kinds", "sparse_balanced", "-p", "budget_study", "false"],
+    "mrr-variants": ["-p", "graphs", "cora", "-p", "encoders", "GCN", "-p", "kg_models", "TransE,RotatE"],
 }
 
 
