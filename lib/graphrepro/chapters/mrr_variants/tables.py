@@ -280,7 +280,7 @@ def beside_table(beside: pd.DataFrame) -> pd.DataFrame:
 
 def beside_note(beside: pd.DataFrame, columns: dict[str, str]) -> str:
     """The cell of ``beside_frame`` that the other behaviour moves most, and how far each behaviour's MRR is from the
-    paper's on average over the cells with a paper MRR (relative), in words (``columns``: its names and words)."""
+    paper's (relative, the mean over the cells with a paper MRR), in words (``columns``: its names and words)."""
     page, other = columns
     gaps = (beside[page] - beside[other]).abs().dropna()
     if not len(gaps):
@@ -291,8 +291,8 @@ def beside_note(beside: pd.DataFrame, columns: dict[str, str]) -> str:
     cited = beside.dropna()
     if len(cited):
         off = {name: (cited[name] / cited["paper"] - 1).abs().mean() for name in columns}
-        text += (f"; over the {len(cited)} cell{'s' * (len(cited) > 1)} with a paper MRR, MRR is {off[page]:.0%} off the "
-                 f"paper's on average with {columns[page]} and {off[other]:.0%} with {columns[other]}")
+        scope = f"over the {len(cited)} cells with a paper MRR, MRR is on average" if len(cited) > 1 else "there MRR is"
+        text += f"; {scope} {off[page]:.0%} off the paper's with {columns[page]} and {off[other]:.0%} with {columns[other]}"
     return text
 
 
