@@ -78,17 +78,25 @@ def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["dataset", "model"]) if rows else pd.DataFrame()
 
 
+MAIN_PARTS = ("kg", "lp")  # the parts whose runs the tables and verdicts read; the others are shown beside them
+
+
+def _all_grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[dict[str, Any]]]]:
+    """``grids``, the empty ones kept."""
+    configs = kg_configs(params)
+    return [("kg", "knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
+            ("targets", "pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
+            ("sampler", "pykeen's March 2022 sampler", kg.EXPERIMENT, sampler_runs(params)),
+            ("kg", "large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
+            ("lp", "link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
+
+
 def grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[dict[str, Any]]]]:
     """Every grid the chapter trains, in order, as (part, description, experiment, configs): the small knowledge
-    graphs, their pykeen 1.11 twins, the large knowledge graphs apart (their expected memory, ``kg.peak_mb``, may
-    allow fewer workers: RotatE's published WN18RR setting trains one at a time on 24 GB), then link prediction."""
-    configs = kg_configs(params)
-    out = [("kg", "knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
-           ("targets", "pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
-           ("sampler", "pykeen's March 2022 sampler", kg.EXPERIMENT, sampler_runs(params)),
-           ("kg", "large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
-           ("lp", "link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
-    return [grid for grid in out if grid[3]]
+    graphs, their pykeen 1.11 twins and March 2022 sampler runs, the large knowledge graphs apart (their expected
+    memory, ``kg.peak_mb``, may allow fewer workers: RotatE's published WN18RR setting trains one at a time on
+    24 GB), then link prediction."""
+    return [grid for grid in _all_grids(params) if grid[3]]
 
 
 def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: list[dict[str, Any]]) -> pd.DataFrame:
@@ -97,33 +105,37 @@ def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: l
 
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
-    """Train what a part lacks (``kg``, ``targets``, ``sampler`` or ``lp``, as ``grids`` names them) and return its
-    records."""
-    if part not in {"kg", "targets", "sampler", "lp"}:
-        raise ValueError(f"unknown part {part!r}: one of kg, targets, sampler, lp")
+    """Train what a part lacks (a part as ``grids`` names it) and return its records."""
+    parts = list(dict.fromkeys(grid[0] for grid in _all_grids(params)))
+    if part not in parts:
+        raise ValueError(f"unknown part {part!r}: one of {', '.join(parts)}")
     frames = [_train(params, *grid[1:]) for grid in grids(params) if grid[0] == part]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def _keys(params: dict[str, Any], parts: tuple[str, ...] | None = None) -> set[str]:
+    """Store keys of the runs of ``grids`` (only those of ``parts`` when given)."""
+    return {experiment.key(c) for part, _, experiment, configs in grids(params) if parts is None or part in parts for c in configs}
+
+
 def main_keys(params: dict[str, Any]) -> set[str]:
-    """Store keys of the runs the tables and verdicts read: every run but ``target_twins`` and ``sampler_runs``."""
-    return {linkpred.EXPERIMENT.key(c) for c in lp_configs(params)} | {kg.EXPERIMENT.key(c) for c in kg_configs(params)}
+    """Store keys of the runs the tables and verdicts read: those of ``MAIN_PARTS``."""
+    return _keys(params, MAIN_PARTS)
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params``."""
-    return main_keys(params) | {kg.EXPERIMENT.key(c) for c in target_twins(params) + sampler_runs(params)}
+    return _keys(params)
 
 
 def chapter_records(params: dict[str, Any]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     """Every run the chapter shows and the store's records of them (nothing is trained)."""
-    runs = catalog.load(CHAPTER)
-    known = lp_configs(params) + kg_configs(params) + target_twins(params) + sampler_runs(params)
-    return known, store.runs_with_keys(runs, chapter_keys(params))
+    known = [c for grid in grids(params) for c in grid[3]]
+    return known, store.runs_with_keys(catalog.load(CHAPTER), chapter_keys(params))
 
 
 def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
-    """The records its tables and verdicts read (nothing is trained): ``target_twins`` and ``sampler_runs`` left out."""
+    """The records its tables and verdicts read (nothing is trained): only ``MAIN_PARTS``."""
     return store.runs_with_keys(catalog.load(CHAPTER), main_keys(params))
 
 
