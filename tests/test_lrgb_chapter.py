@@ -12,7 +12,7 @@ from sklearn.metrics import average_precision_score
 from torch_geometric.data import Batch, Data
 
 from graphrepro import checkpoints, pages, store
-from graphrepro.chapters.lrgb_head import claims, configs, paper, tables
+from graphrepro.chapters.lrgb_head import claims, configs, figures, paper, tables
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models import lrgb as models
@@ -383,6 +383,29 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
     assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"
     assert table.loc[("GCN", "tuned"), "recorded"] == "0/2"
+
+
+def test_the_budget_table_marks_a_single_run_and_only_the_runs_that_stopped_early():
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], seeds=2)
+    full = hand_made_runs(configs.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.62, 0.6)})
+    full = full[full.seed == 0].assign(epochs_run=[500, 420])  # one seed each: all 500 epochs, and a stop at 420
+    table = tables.budget_table(pd.concat([hand_made_runs(params), full]), params)
+    assert table.loc[("GCN", "LRGB, linear head"), "500/250"] == "60.0 (one run)"
+    assert table.loc[("GCN", "LRGB, linear head"), "recorded"] == "1/2"
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "recorded"] == "1/2 (stopped at 420)"
+    assert table.loc[("GCN", "LRGB, linear head"), "2 epochs"] == "51.0 ± 1.4"
+
+
+@pytest.mark.parametrize("epochs,scale", [(8, "linear"), (500, "log")])
+def test_the_curve_figure_puts_epochs_on_a_log_scale_only_for_long_runs(epochs, scale):
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"])
+    curve = pd.DataFrame({"model": "GCN", "stage": "LRGB, linear head", "seed": 0, "epochs": epochs,
+                          "epoch": np.arange(1, epochs + 1), "val AP": np.linspace(20, 60, epochs)})
+    ax = figures.curve_figure(curve, params).axes[0]
+    assert ax.get_xscale() == scale
+    assert (ax.get_xlabel() == "epoch (log scale)") == (scale == "log")
+    if scale == "log":
+        assert [int(t) for t in ax.get_xticks()] == [1, 2, 5, 10, 30, 100, 500]
 
 
 @pytest.mark.parametrize("model,base,releases", [("GCN", "lrgb", 1), ("GPS", "tuned", 12)])

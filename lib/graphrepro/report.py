@@ -161,6 +161,11 @@ def fmt(mean: float, std: float) -> str:
     return "–" if math.isnan(mean) else f"{mean:.1f} ± {std:.1f}"
 
 
+def fmt_runs(mean: float, std: float, n: int) -> str:
+    """``fmt``, but the mean alone, marked, where one run gives no spread to show."""
+    return f"{mean:.1f} (one run)" if n == 1 else fmt(mean, std)
+
+
 CLAIM_COLUMNS = ("chapter", "id", "claim", "verdict", "words", "evidence", "where")  # a row of the Verdicts page
 
 

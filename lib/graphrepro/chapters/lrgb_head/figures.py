@@ -9,10 +9,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator, ScalarFormatter
 
 from graphrepro.chapters.lrgb_head.paper import HEAD_STAGES, PAPER, STAGES
 from graphrepro.experiments import lrgb
+
+LOG_EPOCHS = 50  # the curve figure's epochs go on a log scale past this
+LOG_TICKS = (1, 2, 5, 10, 30, 100, 500)
 
 
 def _chance_line(ax: plt.Axes, chance: float | None) -> None:
@@ -49,8 +52,10 @@ def head_figure(long: pd.DataFrame, params: dict[str, Any], chance: float | None
 
 def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | None = None) -> plt.Figure:
     """Validation AP per epoch: each stage's mean over seeds at the profile's budget, per model; the longer pair
-    dashed, the papers' budget dash-dotted, chance AP (× 100) dotted."""
+    dashed, the papers' budget dash-dotted, chance AP (× 100) dotted. Epochs go on a log scale once a run is
+    longer than ``LOG_EPOCHS``, so that 8, 30 and 500 epochs all stay readable."""
     fig, axes = plt.subplots(1, max(1, len(params["models"])), figsize=(7.2, 2.8), sharey=True, squeeze=False)
+    log = bool(len(curve)) and curve.epoch.max() > LOG_EPOCHS
     palette = dict(zip(STAGES, sns.color_palette()))
     for ax, model in zip(axes[0], params["models"]):
         part = curve[curve.model == model]
@@ -62,11 +67,17 @@ def curve_figure(curve: pd.DataFrame, params: dict[str, Any], chance: float | No
                     label=f"{stage}{' (longer)' if longer else ' (papers’ epochs)' if papers else ''}")
         _chance_line(ax, chance)
         ax.set_title(model)
-        ax.set_xlabel("epoch")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_locator(FixedLocator([t for t in LOG_TICKS if t <= max(part.epoch.max(), 1)]))
+            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_minor_locator(NullLocator())
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("epoch (log scale)" if log else "epoch")
     axes[0][0].set_ylabel("validation AP (× 100)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.12))
+        fig.legend(handles, labels, fontsize=7, loc="upper center", ncol=3, bbox_to_anchor=(0.5, 0.02))
     fig.tight_layout()
     return fig

@@ -36,7 +36,7 @@ from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
-from graphrepro.report import fmt
+from graphrepro.report import fmt, fmt_runs
 from graphrepro.verdicts import Budget, Cell, Estimate, judge_cell
 
 
@@ -219,8 +219,9 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
-    tuned 250), the paper's number, and how many of the papers'-budget runs are recorded (from the records
-    alone: a run training on some machine shows in ``bench --estimate``, not in the book)."""
+    tuned 250), the paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which
+    any stopped early (from the records alone: a run training on some machine shows in ``bench --estimate``,
+    not in the book)."""
     planned = plan(params)
     short, long = (cells.stats(planned[planned.part == p], runs, ["model", "stage"], "test_ap") for p in ("main", "full"))
     full = cells.recorded(planned[planned.part == "full"], runs)
@@ -230,11 +231,11 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
             continue
         mine = planned[(planned.part == "full") & (planned.model == model) & (planned.stage == stage)]
         done = full[(full.model == model) & (full.stage == stage)]
-        epochs = [int(e) for e in done.epochs_run] if "epochs_run" in done else []
-        status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, epochs))})" if epochs else "")
+        stops = [int(e) for e in done.epochs_run if e < paper_epochs(model, stage)] if "epochs_run" in done else []
+        status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, stops))})" if stops else "")
         row = {"model": model, "stage": stage,
-               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt(*short.loc[(model, stage), ["mean", "std"]]),
-               "500/250": fmt(*long.loc[(model, stage), ["mean", "std"]]),
+               f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt_runs(*short.loc[(model, stage), ["mean", "std", "n"]]),
+               "500/250": fmt_runs(*long.loc[(model, stage), ["mean", "std", "n"]]),
                "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))), "recorded": status}
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()
