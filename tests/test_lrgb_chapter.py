@@ -686,9 +686,26 @@ def test_background_training_plans_each_grid_when_it_starts_so_the_rule_reaches_
         step()
     reference = next(desc for desc in trained if "stopping rule" in desc)
     assert [(c["model"], configs.stage_of(c), c["seed"]) for c in trained[reference]] == [paper.FIRST_FULL]
-    later = [c for c in trained["LRGB, linear head"] + trained["LRGB, 2-layer head"] if c["seed"] != 0 or configs.stage_of(c) != paper.FIRST_FULL[1]]
+    gcn = trained["GCN: LRGB, linear head, LRGB, 2-layer head, tuned"]
+    later = [c for c in gcn if configs.stage_of(c) != "tuned" and (c["model"], configs.stage_of(c), c["seed"]) != paper.FIRST_FULL]
     assert len(later) == 3 and all("stop_at_min_lr" in c for c in later)
-    assert all("stop_at_min_lr" not in c for c in trained["tuned"])  # the tuned configurations follow their own schedule
+    assert all("stop_at_min_lr" not in c for c in gcn if configs.stage_of(c) == "tuned")  # the tuned ones follow their own schedule
+
+
+def test_background_training_takes_the_claims_cells_in_issue_30s_order_seed_0_first(monkeypatch):
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN", "GINE", "GatedGCN"], seeds=2)
+    trained: dict[str, list[tuple[str, int]]] = {}
+    monkeypatch.setattr(configs, "run_grid", lambda chapter, name, grid_configs, device, desc=None: trained.setdefault(
+        desc, [(configs.stage_of(c), c["seed"]) for c in grid_configs]))
+    for _, step in configs.training_plan(params):
+        step()
+    assert [d for d in trained if d.split(":")[0] in params["models"]] == [
+        "GCN: LRGB, linear head, LRGB, 2-layer head, tuned", "GatedGCN: tuned", "GatedGCN: LRGB, linear head, LRGB, 2-layer head",
+        "GINE: LRGB, linear head, LRGB, 2-layer head, tuned", "GCN: tuned without RWSE", "GINE: tuned without RWSE",
+        "GatedGCN: tuned without RWSE"]
+    assert trained["GatedGCN: LRGB, linear head, LRGB, 2-layer head"] == [
+        ("LRGB, linear head", 0), ("LRGB, 2-layer head", 0), ("LRGB, linear head", 1), ("LRGB, 2-layer head", 1)]
+    assert list(trained)[-1] == "GPS"
 
 
 def write_runs(params: dict, cells: dict) -> None:

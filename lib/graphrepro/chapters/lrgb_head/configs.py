@@ -21,6 +21,7 @@ from graphrepro.chapters.lrgb_head.paper import (
     HEAD_STAGES,
     LONG_PAIR,
     STAGES,
+    TRAINING_ORDER,
 )
 from graphrepro.data.availability import is_available
 from graphrepro.experiments import lrgb
@@ -323,20 +324,25 @@ def fidelity_check(runs: pd.DataFrame, params: dict[str, Any]) -> list[dict[str,
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
     """The chapter's runs for background training: the longer GCN pair first (its curve says whether the
     budget settles the order), its bf16 fidelity check where the CPU has bf16, at the papers' epochs
-    ``FIRST_FULL`` on its own, then each stage across models, cheapest first. Each grid makes its configs when
-    it starts, so runs planned before ``FIRST_FULL`` was recorded still take the stopping rule it decides."""
+    ``FIRST_FULL`` on its own, then the cells in ``TRAINING_ORDER``, the other stages across models, and GPS.
+    Each grid makes its configs when it starts, so runs planned before ``FIRST_FULL`` was recorded still take
+    the stopping rule it decides."""
 
     def grid(desc: str, configs: Callable[[], list[dict[str, Any]]]) -> tuple[str, Callable[[], Any]]:
         return desc, lambda: run_grid(CHAPTER, lrgb.EXPERIMENT.name, configs(), params["device"], desc=desc)
 
-    def stage(name: str) -> Callable[[], list[dict[str, Any]]]:
-        return lambda: [c for c in main_configs(params) if stage_of(c) == name and c["model"] != lrgb.GPS]
+    def cells_of(model: str, stages: tuple[str, ...]) -> Callable[[], list[dict[str, Any]]]:
+        return lambda: sorted((c for c in main_configs(params) if c["model"] == model and stage_of(c) in stages),
+                              key=lambda c: (c["seed"], stages.index(stage_of(c))))
 
     def first() -> list[dict[str, Any]]:
-        return [c for c in stage(FIRST_FULL[1])() if c["model"] == FIRST_FULL[0] and c["seed"] == FIRST_FULL[2]]
+        return [c for c in cells_of(FIRST_FULL[0], (FIRST_FULL[1],))() if c["seed"] == FIRST_FULL[2]]
 
+    ordered = [(m, stages) for m, stages in TRAINING_ORDER if m in params["models"]]
+    others = [(m, (s,)) for s in STAGES for m in params["models"] if not any(m == o and s in st for o, st in ordered)]
     fidelity = [grid("bf16 fidelity: the longer GCN pair in both precisions", functools.partial(fidelity_configs, params))] if (
         precision.unavailable(precision.BFLOAT16) is None) else []
     reference = [grid("the first GCN run at LRGB's 500 epochs (it checks the stopping rule)", first)] if not params["epochs"] else []
     return ([grid("GCN pair, trained longer", functools.partial(long_configs, params))] + fidelity + reference
-            + [grid(name, stage(name)) for name in STAGES] + [grid("GPS", functools.partial(gps_configs, params))])
+            + [grid(f"{m}: {', '.join(stages)}", cells_of(m, stages)) for m, stages in ordered + others]
+            + [grid("GPS", functools.partial(gps_configs, params))])

@@ -70,3 +70,14 @@ UNAVAILABLE = "Peptides-func's files are not in the mirror or the cache"
 
 
 FIRST_FULL = ("GCN", "LRGB, linear head", 0)  # always trains LRGB's 500 epochs: it checks the stopping rule
+
+
+# The order in which background training takes the cells (issue 30's priority): the claims' cells, GCN's first;
+# every other cell (the RWSE ablation) after them, then GPS. Within a group, seed 0 of every stage before seed 1,
+# so each cell has a first number before any has its spread.
+TRAINING_ORDER: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("GCN", HEAD_STAGES),
+    ("GatedGCN", ("tuned",)),
+    ("GatedGCN", ("LRGB, linear head", "LRGB, 2-layer head")),
+    ("GINE", HEAD_STAGES),
+)
