@@ -339,7 +339,8 @@ def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]
         return [c for c in cells_of(FIRST_FULL[0], (FIRST_FULL[1],))() if c["seed"] == FIRST_FULL[2]]
 
     ordered = [(m, stages) for m, stages in TRAINING_ORDER if m in params["models"]]
-    others = [(m, (s,)) for s in STAGES for m in params["models"] if not any(m == o and s in st for o, st in ordered)]
+    covered = {(m, s) for m, stages in ordered for s in stages}
+    others = [(m, (s,)) for s in STAGES for m in params["models"] if (m, s) not in covered]
     fidelity = [grid("bf16 fidelity: the longer GCN pair in both precisions", functools.partial(fidelity_configs, params))] if (
         precision.unavailable(precision.BFLOAT16) is None) else []
     reference = [grid("the first GCN run at LRGB's 500 epochs (it checks the stopping rule)", first)] if not params["epochs"] else []
