@@ -167,7 +167,7 @@ tables.significance_display(tested)
 # beside the paper's; the second says how far the estimate moves from the smallest budget, paired over folds.
 
 # %%
-configs.run_budget(params)
+budget.run(params)
 studied = budget.frame(params)
 
 # %% tags=["hide-input"]

@@ -9,7 +9,7 @@ from scipy.stats import t as t_dist
 from scipy.stats import ttest_rel
 
 from graphrepro import catalog, pages
-from graphrepro.chapters.gmnn_fair_eval import budget, claims, configs, paper, tables
+from graphrepro.chapters.gmnn_fair_eval import budget, claims, configs, paper, searches, tables
 from graphrepro.verdicts import Cell, decisions
 
 
@@ -55,7 +55,7 @@ def test_gmnn_whose_p_reads_the_features_has_rows_of_its_own_beside_the_public_c
 
 def test_tables_and_verdicts_follow_the_records():
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
-    if configs.available(params) != ["cora"]:
+    if searches.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     base = {"MLP": 0.58, "GCN": 0.80}
     runs = _records(lambda model, gmnn, fold, seed: (0.82 + 0.01 * fold if gmnn else base[model]) + 0.002 * seed)
@@ -114,7 +114,7 @@ def test_more_runs_per_fold_narrow_only_the_runs_share_of_the_spread():
 
 def test_findings_quote_the_records():
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"])
-    if configs.available(params) != ["cora"]:
+    if searches.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     # GCN 86.0 in fold 0 and 86.2 in fold 1; GMNN 1 point above it in fold 0, 1 below in fold 1
     runs = _records(lambda model, gmnn, fold, seed: {"MLP": 0.585, "GCN": 0.86 + 0.002 * fold}[model] + (0.01 - 0.02 * fold if gmnn else 0))
@@ -155,20 +155,20 @@ def test_the_public_split_is_planetoids_and_uses_gmnns_settings():
 def test_searches_fanned_out_over_two_workers_record_what_one_worker_records(tmp_path, monkeypatch):
     """Cells search in parallel, each keeping its generations in order: the same trials, records and choices."""
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], trials=8)
-    if configs.available(params) != ["cora"]:
+    if searches.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     found = {}
     for workers in (1, 2):
         monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path / f"w{workers}"))
         monkeypatch.setenv("GRAPHREPRO_WORKERS", str(workers))
-        configs.search_all(params)
+        searches.search_all(params)
         runs = catalog.load(paper.CHAPTER).set_index("key").sort_index()
-        replayed = [configs.search_cell(params, cell, train=False) for cell in configs.cells(params)]
-        assert set(runs.index) == {configs.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
+        replayed = [searches.search_cell(params, cell, train=False) for cell in searches.cells(params)]
+        assert set(runs.index) == {searches.key(c) for _, asked in replayed for c in asked}  # every trial, nothing else
         for choice, asked in replayed:  # told and chosen on validation accuracy, as the paper's evolution is
-            distinct = list({configs.key(c): c for c in asked}.values())[:8]  # a setting asked again is one trial
-            assert choice.setting is not None and len(distinct) == 8 and list(choice.trial_keys) == [configs.key(c) for c in distinct]
-            accuracy = [runs.loc[configs.key(c), "val_acc"] for c in distinct]
+            distinct = list({searches.key(c): c for c in asked}.values())[:8]  # a setting asked again is one trial
+            assert choice.setting is not None and len(distinct) == 8 and list(choice.trial_keys) == [searches.key(c) for c in distinct]
+            accuracy = [runs.loc[searches.key(c), "val_acc"] for c in distinct]
             assert list(choice.scores) == accuracy
             assert choice.setting.items() <= distinct[accuracy.index(max(accuracy))].items()
         found[workers] = runs[["val_loss", "val_acc", "best_epoch"]], [choice.setting for choice, _ in replayed]
@@ -180,20 +180,20 @@ def test_a_budget_studys_smaller_budgets_are_the_beginning_of_its_search(tmp_pat
     """One search per fold as long as the largest budget: the choice at a smaller budget is made among its first
     distinct settings, the same as a search of that budget alone; each budget's choice runs ``budget_runs`` times."""
     params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["sparse_balanced"], folds=1, budget_runs=2)
-    if configs.available(params) != ["cora"]:
+    if searches.available(params) != ["cora"]:
         pytest.skip("Cora is not in the mirror")
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path))
-    configs.run_budget(params)
+    budget.run(params)
     cell = ("cora", "sparse_balanced", "GCN", 0)
-    chosen, asked = configs.budget_search(params, cell, train=False)
+    chosen, asked = budget.search_cell(params, cell, train=False)
     assert len(chosen[8].trial_keys) == 8 and chosen[4].trial_keys == chosen[8].trial_keys[:4]
-    alone, _ = configs.search_cell({**params, "trials": 4}, cell, train=False)
+    alone, _ = searches.search_cell({**params, "trials": 4}, cell, train=False)
     assert alone.trial_keys == chosen[4].trial_keys and alone.setting == chosen[4].setting
     studied = budget.frame(params)
     assert sorted(studied.budget) == [4, 8] and set(studied.fold) == {0}
     runs = catalog.load(paper.CHAPTER).set_index("key")
     for n in (4, 8):  # each budget's estimate: the mean test accuracy of its choice's two runs
-        keys = [configs.key({**configs.base_config(params, *cell), **chosen[n].setting, "seed": s}) for s in (1, 2)]
+        keys = [searches.key({**searches.base_config(params, *cell), **chosen[n].setting, "seed": s}) for s in (1, 2)]
         assert studied[studied.budget == n].acc.item() == pytest.approx(100 * runs.loc[keys, "test_acc"].mean())
 
 

@@ -4,14 +4,64 @@ distinct settings each fold's search tries (``BUDGET_CELLS``, ``budgets``, ``bud
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
-from graphrepro.chapters.gmnn_fair_eval.configs import budget_choices, budget_configs, key, recorded
-from graphrepro.chapters.gmnn_fair_eval.paper import PAPER
+from graphrepro import progress, search
+from graphrepro.chapters.gmnn_fair_eval.paper import BUDGET_CELLS, CHAPTER, PAPER
+from graphrepro.chapters.gmnn_fair_eval.searches import Cell, available, base_config, choose, key, recorded, replay
+from graphrepro.experiments import fair_eval
+from graphrepro.grid import default_workers, fan_out, run_grid
 from graphrepro.report import fmt
+from graphrepro.train import resolve_device
 from graphrepro.verdicts import paired_interval
+
+
+def cells(params: dict[str, Any]) -> list[Cell]:
+    """The budget study's (dataset, kind, model, fold) whose data can be had (none unless ``budget_study``)."""
+    ready = set(available(params)) if params["budget_study"] else set()
+    return [(d, k, m, f) for d, k, m in BUDGET_CELLS if d in ready for f in range(params["folds"])]
+
+
+def search_cell(params: dict[str, Any], cell: Cell, train: bool) -> tuple[dict[int, search.Choice], list[dict[str, Any]]]:
+    """One search as long as the largest of ``params["budgets"]``, and a choice per budget among its first that
+    many distinct settings: the smaller budgets' searches are this one's beginning (the same seeded sampler)."""
+    base, distinct, records, asked = replay(params, cell, max(params["budgets"]), train, show=False)
+    return {n: choose(base, distinct, n, records) for n in params["budgets"]}, asked
+
+
+def choices(params: dict[str, Any], train: bool = True) -> dict[tuple[Cell, int], search.Choice]:
+    """Each budget cell's choice at each budget; with ``train`` the searches complete first, fanned out over the
+    grid's workers as ``search_all``'s are."""
+    todo = cells(params)
+    if not (train and todo):
+        return {(cell, n): choice for cell in todo for n, choice in search_cell(params, cell, False)[0].items()}
+    workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
+    chosen: dict[tuple[Cell, int], search.Choice] = {}
+    with progress.grid_bar("budget searches", len(todo), 0, unit="cell") as update:
+        for cell, found in fan_out([partial(_searched, params, cell) for cell in todo], workers):
+            chosen.update({(cell, n): choice for n, choice in found.items()})
+            update(1)
+    return {(cell, n): chosen[(cell, n)] for cell in todo for n in params["budgets"]}  # in the cells' order
+
+
+def _searched(params: dict[str, Any], cell: Cell) -> tuple[Cell, dict[int, search.Choice]]:
+    return cell, search_cell(params, cell, train=True)[0]
+
+
+def configs(params: dict[str, Any], chosen: dict[tuple[Cell, int], search.Choice]) -> dict[tuple[Cell, int], list[dict[str, Any]]]:
+    """The runs of each budget's chosen setting (seeds 1 .. ``budget_runs``), by cell and budget."""
+    return {(cell, n): [{**base_config(params, *cell), **choice.setting, "seed": s} for s in range(1, params["budget_runs"] + 1)]
+            for (cell, n), choice in chosen.items() if choice.setting is not None}
+
+
+def run(params: dict[str, Any]) -> pd.DataFrame:
+    """Complete the budget study's searches, then train its runs; their records."""
+    planned = [c for runs in configs(params, choices(params, train=True)).values() for c in runs]
+    unique = list({key(c): c for c in planned}.values())
+    return run_grid(CHAPTER, fair_eval.EXPERIMENT.name, unique, params["device"], desc="budget study") if unique else pd.DataFrame()
 
 
 NOT_RUN = pd.DataFrame({"": ["no records under these parameters (`-p budget_study true` trains the study)"]}, index=[""])
@@ -20,7 +70,7 @@ NOT_RUN = pd.DataFrame({"": ["no records under these parameters (`-p budget_stud
 def frame(params: dict[str, Any]) -> pd.DataFrame:
     """Per dataset, kind, budget and fold: the mean test accuracy of the chosen setting's runs (× 100) and the
     chosen setting's store key, from the records (nothing is trained; a fold with a run missing is left out)."""
-    planned = budget_configs(params, budget_choices(params, train=False))
+    planned = configs(params, choices(params, train=False))
     records = recorded([c for runs in planned.values() for c in runs])
     by_key = records.drop_duplicates("key").set_index("key").test_acc if len(records) else pd.Series(dtype=float)
     rows = []

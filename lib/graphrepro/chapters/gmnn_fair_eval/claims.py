@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from graphrepro import report
-from graphrepro.chapters.gmnn_fair_eval.configs import available
+from graphrepro.chapters.gmnn_fair_eval.searches import available
 from graphrepro.chapters.gmnn_fair_eval.paper import CHAPTER, UNAVAILABLE
 from graphrepro.chapters.gmnn_fair_eval.tables import Tables, _seed_scores
 from graphrepro.verdicts import Cell, Claim, Headline, compare, tally

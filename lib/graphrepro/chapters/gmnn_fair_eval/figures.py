@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from graphrepro.chapters.gmnn_fair_eval.configs import available
+from graphrepro.chapters.gmnn_fair_eval.searches import available
 from graphrepro.chapters.gmnn_fair_eval.paper import ROW_ORDER
 from graphrepro.chapters.gmnn_fair_eval.tables import fold_scores
 

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from graphrepro import cells
-from graphrepro.chapters.gmnn_fair_eval.configs import _table, available, chapter_records, run_public
+from graphrepro.chapters.gmnn_fair_eval.configs import chapter_records, run_public
+from graphrepro.chapters.gmnn_fair_eval.searches import available, table_of
 from graphrepro.chapters.gmnn_fair_eval.paper import (
     ALL_DATASETS,
     PAIRS,
@@ -138,7 +139,7 @@ def table(runs: pd.DataFrame, params: dict[str, Any], which: str, scores: pd.Dat
     folds); datasets not obtainable here keep their paper numbers in rows marked unavailable. ``scores``:
     ``fold_scores(runs)`` where already computed."""
     scores = fold_scores(runs) if scores is None else scores
-    kinds = [k for k in params["kinds"] if _table(k) == which]
+    kinds = [k for k in params["kinds"] if table_of(k) == which]
     labels = (["MLP", "GCN", "FAGCN", "GMNN p", "GMNN q", "GCN+GMNN", "FAGCN+GMNN"] if which == "sparse"
               else [_row_label(m, g) for m, g in ROWS[which]]) + _gmnn_rows(which)
     rows = []
@@ -167,7 +168,7 @@ def significance(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFram
     rows = []
     for dataset in available(params):
         for kind in params["kinds"]:
-            for model, gmnn in ROWS[_table(kind)]:
+            for model, gmnn in ROWS[table_of(kind)]:
                 if not gmnn:
                     continue
                 pick = lambda label: scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)].set_index("fold").acc  # noqa: E731
