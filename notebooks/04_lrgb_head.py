@@ -48,7 +48,7 @@ from IPython.display import display
 from myst_nb import glue
 
 from graphrepro import pages, report
-from graphrepro.chapters.lrgb_head import claims, configs, figures, paper, tables
+from graphrepro.chapters.lrgb_head import checks, claims, configs, figures, paper, tables
 from graphrepro.data.availability import dataset_status
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
@@ -174,7 +174,7 @@ curve = tables.curves(everything)
 report.glue_figure("lrgb_head_curves", figures.curve_figure(curve, params, chance))
 order = tables.order_table(curve, params)
 display(order)
-glue("lrgb_head_stopping", configs.stopping_note(params), display=False)
+glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
 tables.budget_table(everything, params)
 
 # %% [markdown]
@@ -203,8 +203,8 @@ tables.budget_table(everything, params)
 
 # %% tags=["hide-input"]
 glue("lrgb_head_fidelity_seeds", str(paper.FIDELITY_SEEDS), display=False)
-glue("lrgb_head_paper_setting", configs.paper_setting_note(params), display=False)
-tables.fidelity_table(configs.all_runs(long_runs, configs.fidelity_runs(params)), params)
+glue("lrgb_head_paper_setting", checks.paper_setting_note(params), display=False)
+tables.fidelity_table(configs.all_runs(long_runs, checks.fidelity_runs(params)), params)
 
 # %% [markdown]
 # ## Cost

@@ -12,7 +12,7 @@ from sklearn.metrics import average_precision_score
 from torch_geometric.data import Batch, Data
 
 from graphrepro import checkpoints, pages, store
-from graphrepro.chapters.lrgb_head import claims, configs, figures, paper, tables
+from graphrepro.chapters.lrgb_head import checks, claims, configs, figures, paper, tables
 from graphrepro.experiments import lrgb
 from graphrepro.metrics import multilabel_ap
 from graphrepro.models import lrgb as models
@@ -481,7 +481,7 @@ def test_the_bf16_fidelity_check_compares_both_precisions_against_the_larger_of_
     params = pages.resolve("lrgb-head", "smoke", models=["GCN"], tolerance=1.0)  # the longer pair: 3 epochs
     fp32 = hand_made_runs({**params, "epochs": params["long_epochs"]},
                           {("GCN", "LRGB, linear head"): (0.40, 0.44), ("GCN", "LRGB, 2-layer head"): (0.58, 0.58)})
-    planned = configs.fidelity_configs(params)
+    planned = checks.fidelity_configs(params)
     assert len(planned) == 8 and {c.get("precision", "float32") for c in planned} == {"float32", "bfloat16"}
     assert {configs.key(c) for c in planned} >= set(fp32.key)  # the fp32 half is the longer pair's own runs
     mixed = hand_made_runs({**params, "epochs": params["long_epochs"], "precision": "bfloat16"},
@@ -654,12 +654,12 @@ def test_the_stopping_rule_reaches_the_other_lrgb_runs_only_once_the_first_full_
     minimum (epoch 60 here), every other LRGB-configuration run at 500 epochs stops by the rule; it never does."""
     params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False, epochs=0)
     other = configs.config(params, "GCN", "LRGB, 2-layer head", 0)
-    assert configs.stopping_check(params) is None and "stop_at_min_lr" not in other
-    assert configs.stopping_note(params).startswith("is not yet checked")
+    assert checks.stopping_check(params) is None and "stop_at_min_lr" not in other
+    assert checks.stopping_note(params).startswith("is not yet checked")
     first = configs.config(params, *paper.FIRST_FULL)
     write_first_full(first, best)
-    assert configs.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
-    note = configs.stopping_note(params)
+    assert checks.stopping_check(params) == {"best epoch": best, "first epoch at the minimum rate": 60, "applies": applies}
+    note = checks.stopping_note(params)
     assert note.startswith("applies" if applies else "does not apply") and f"epoch was {best + 1}" in note and "epoch 61" in note
     assert ("stop_at_min_lr" in configs.config(params, "GCN", "LRGB, 2-layer head", 0)) == applies
     assert ("stop_at_min_lr" in configs.config(params, "GCN", "LRGB, linear head", 1)) == applies
@@ -724,8 +724,8 @@ def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows
     params = pages.resolve("lrgb-head", "smoke", models=["GCN"], gps=False)
     fp32 = {("float32", s): (0.40, 0.41) for s in paper.HEAD_STAGES[:2]}
     write_runs(params, fp32 | ({("bfloat16", s): (bf16_ap, bf16_ap) for s in paper.HEAD_STAGES[:2]} if bf16_ap else {}))
-    assert configs.bf16_passes(params) == (None if bf16_ap is None else bf16_ap == 0.400)
-    assert configs.paper_setting_note(params).startswith({0.400: "in bf16", 0.300: "in fp32 with the fast", None: "in float32"}[bf16_ap])
+    assert checks.bf16_passes(params) == (None if bf16_ap is None else bf16_ap == 0.400)
+    assert checks.paper_setting_note(params).startswith({0.400: "in bf16", 0.300: "in fp32 with the fast", None: "in float32"}[bf16_ap])
     full = configs.full_params(params)
     other = configs.config(full, "GCN", "LRGB, 2-layer head", 1)
     assert {k: other[k] for k in ("precision", "step") if k in other} == setting

@@ -10,7 +10,6 @@ import pandas as pd
 
 from graphrepro import cells
 from graphrepro.chapters.gmnn_fair_eval.configs import chapter_records, run_public
-from graphrepro.chapters.gmnn_fair_eval.searches import available, table_of
 from graphrepro.chapters.gmnn_fair_eval.paper import (
     ALL_DATASETS,
     PAIRS,
@@ -23,6 +22,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
     SEARCH_SEED,
     UNAVAILABLE,
 )
+from graphrepro.chapters.gmnn_fair_eval.searches import available, table_of
 from graphrepro.experiments import fair_eval
 from graphrepro.report import fmt
 from graphrepro.verdicts import Cell, Estimate, difference_interval, judge_cell

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 
 from graphrepro import report
-from graphrepro.chapters.lrgb_head.configs import available, paper_epochs
 from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES, UNAVAILABLE
+from graphrepro.chapters.lrgb_head.stages import available, paper_epochs
 from graphrepro.chapters.lrgb_head.tables import Tables, stage_mean, stage_means
 from graphrepro.experiments import lrgb
 from graphrepro.verdicts import Budget, Claim, Headline, compare

@@ -11,15 +11,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from graphrepro import cells, precision, store
-from graphrepro.chapters.lrgb_head.configs import (
-    available,
-    config,
-    fidelity_check,
-    paper_epochs,
-    plan,
-    stage_of,
-    table_cells,
-)
+from graphrepro.chapters.lrgb_head.configs import config, plan, table_cells
+from graphrepro.chapters.lrgb_head.checks import fidelity_check
 from graphrepro.chapters.lrgb_head.paper import (
     BUDGET,
     CHAPTER,
@@ -32,6 +25,7 @@ from graphrepro.chapters.lrgb_head.paper import (
     STAGES,
     UNAVAILABLE,
 )
+from graphrepro.chapters.lrgb_head.stages import available, paper_epochs, stage_of
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.experiments import lrgb
