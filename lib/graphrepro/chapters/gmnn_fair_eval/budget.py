@@ -122,3 +122,20 @@ def shifts(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "shift (points)": round(mean, 2), "95% interval": "–" if math.isnan(lo) else f"[{lo:+.2f}, {hi:+.2f}]",
                          "moves": moved})
     return pd.DataFrame(rows).set_index(["cell", "budgets"]) if rows else NOT_RUN
+
+
+def note(frame: pd.DataFrame, params: dict[str, Any]) -> str:
+    """The study in words, one clause per cell: how far the largest budget moves the estimate from the smallest
+    (``shifts``) and the gap to the paper at both (``table``)."""
+    low, high = min(params["budgets"]), max(params["budgets"])
+    gaps, moved = (table(frame, params), shifts(frame, params)) if len(frame) else (NOT_RUN, NOT_RUN)
+    parts = []
+    for cell in dict.fromkeys(gaps.index.get_level_values(0)) if gaps is not NOT_RUN else []:
+        if (cell, high) not in gaps.index or (cell, f"{low} → {high}") not in moved.index:
+            continue
+        shift = moved.loc[(cell, f"{low} → {high}")]
+        noise = "inside the noise" if shift["moves"].startswith("no") else "a move" if shift["moves"] == "yes" else "no interval"
+        parts.append(f"on {cell}, going from {low} to {high} settings moves the estimate by {shift['shift (points)']:+.2f} "
+                     f"points (95% interval {shift['95% interval']}, over {shift['folds']} folds: {noise}), and the gap to the "
+                     f"paper goes from {gaps.loc[(cell, low), 'ours − paper']:+.2f} to {gaps.loc[(cell, high), 'ours − paper']:+.2f}")
+    return "; ".join(parts) if parts else "not measured under these parameters (`-p budget_study true` trains the study)"
