@@ -19,8 +19,7 @@ PAGE = chapter_page(
     Param("generation", int, "trials per generation of the genetic search (NSGA-II)",
           {"smoke": 4, "standard": 8, "paper": 100}, minimum=2, maximum=1000),
     Param("budget_study", bool, "run the budget study: Cora sparse balanced and Citeseer sparse stratified GCN searched "
-          "with each of `budgets` (not yet part of the standard records: `-p budget_study true` trains it)",
-          {"smoke": True, "standard": False, "paper": True}),
+          "with each of `budgets`", same(True)),
     Param("budgets", int, "the budget study's search budgets, distinct settings per fold", {"smoke": [4, 8], "standard": [24, 100, 400],
           "paper": [24, 100, 400]}, many=True, minimum=1, maximum=100_000),
     Param("budget_runs", int, "the budget study's runs per fold with each budget's choice", {"smoke": 1, "standard": 10, "paper": 10},
