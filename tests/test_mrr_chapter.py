@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from graphrepro import catalog, grid, pages
+from graphrepro import catalog, grid, pages, store
 from graphrepro.chapters.mrr_variants import claims, configs, paper, tables
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
@@ -283,7 +283,8 @@ def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
     assert list(tables.kg_table(frame, "base").index) == [("nations", "TransE"), ("nations", "RotatE")]
 
 
-def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs():
+def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs(monkeypatch):
+    monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20)
     plan = configs.kg_plan(params)
     assert plan.loc[("UMLS", "TransE")].to_dict() == {"config": "defaults", "own": 100, "here": 100}
@@ -320,12 +321,13 @@ def test_expected_peaks_bound_the_recorded_ones(monkeypatch):
         assert record["peak_rss_mb"] <= kg.peak_mb(record["config"]), (record["config"], record["peak_rss_mb"])
 
 
-def test_the_negatives_cap_touches_only_configurations_that_draw_more():
+def test_the_negatives_cap_touches_only_configurations_that_draw_more(monkeypatch):
     """A cap on the large graphs' negatives changes only sLCWA configurations that draw more (RotatE on FB15k-237
     draws 79); the LCWA ones score every entity, and their configs (and keys) carry no cap."""
     capped = kg.make_config("fb15k237", "RotatE", 0, epochs=20, negatives=32)
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
     assert kg.pipeline_arguments(kg.make_config("fb15k237", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 79
+    monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32)
     planned = configs.kg_configs(params)
     if not any(c["dataset"] == "fb15k237" for c in planned):
@@ -412,3 +414,59 @@ def test_loading_a_knowledge_graph_logs_nothing_even_when_logging_is_on(caplog):
     with caplog.at_level(logging.INFO):  # as after a first run turned logging on, in `verify` of several records
         kg.prepare(kg.make_config("nations", "TransE", 0))
     assert not [r.getMessage() for r in caplog.records if r.name.startswith("pykeen")]
+
+
+def test_flushing_subnormal_floats_is_a_setting_of_the_run_and_is_undone_after_it():
+    plain, flushed = kg.make_config("nations", "ComplEx", 0), kg.make_config("nations", "ComplEx", 0, denormals=kg.FLUSH)
+    assert kg.EXPERIMENT.key(plain) != kg.EXPERIMENT.key(flushed)
+    with pytest.raises(ValueError, match="denormals 'zero'"):
+        kg.make_config("nations", "ComplEx", 0, denormals="zero")
+    tiny = torch.tensor([1e-39])  # subnormal in float32 (the smallest normal is about 1.18e-38)
+    assert (tiny * 1.0).item() > 0
+    with kg.flushed(True):
+        assert (tiny * 1.0).item() == 0.0
+    assert (tiny * 1.0).item() > 0
+    with kg.flushed(False):
+        assert (tiny * 1.0).item() > 0
+
+
+def _write_mrr(config: dict, mrr: float) -> None:
+    """A knowledge-graph record of ``config`` with test MRR ``mrr`` (nothing else the check reads)."""
+    store.write_record(paper.CHAPTER, {"key": kg.EXPERIMENT.key(config), "experiment": kg.EXPERIMENT.name, "version": kg.EXPERIMENT.version,
+                                       "config": config, "metrics": {"test_mrr": mrr}, "wall_s": 1.0})
+
+
+def test_the_large_graphs_flush_only_once_every_small_twin_is_recorded_within_tolerance(monkeypatch):
+    monkeypatch.setattr(configs, "is_available", lambda dataset: True)
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"], tolerance=1.0,
+                           flush_check=True)
+    twins = configs.flush_twins(params)
+    assert [(c["dataset"], c["model"], c["denormals"]) for c in twins] == [("nations", "TransE", kg.FLUSH), ("nations", "TuckER", kg.FLUSH)]
+    assert configs.flush_passes(params) is None and {c["dataset"] for c in configs.kg_configs(params)} == {"nations"}  # waits
+    plain = [{k: v for k, v in c.items() if k != "denormals"} for c in twins]
+    for config, mrr in zip(plain + twins[:1], (0.40, 0.70, 0.405)):
+        _write_mrr(config, mrr)
+    assert configs.flush_passes(params) is None  # TuckER's twin not yet recorded
+    _write_mrr(twins[1], 0.689)  # 1.1 points off: outside a tolerance of 1.0
+    assert configs.flush_passes(params) is False
+    large = [c for c in configs.kg_configs(params) if c["dataset"] == "wn18rr"]
+    assert len(large) == 2 and not any("denormals" in c for c in large)
+    assert configs.flush_passes({**params, "tolerance": 1.2}) is True
+    large = [c for c in configs.kg_configs({**params, "tolerance": 1.2}) if c["dataset"] == "wn18rr"]
+    assert [c.get("denormals") for c in large] == [kg.FLUSH, kg.FLUSH]
+
+
+def test_the_flush_note_says_what_the_check_decides():
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations"], kg_models=["TransE", "TuckER"], tolerance=1.0, flush_check=True)
+    frame = pd.DataFrame({"dataset": ["nations", "nations"], "model": ["TransE", "TuckER"], "mrr": [0.40, 0.70]})
+    flushed = pd.DataFrame({"dataset": ["nations"], "model": ["TransE"], "mrr": [0.405]})
+    beside = tables.flush_frame(frame, flushed)
+    assert beside.loc[("Nations", "TransE")].tolist() == pytest.approx([100 * paper.PAPER_KG_MRR[("nations", "TransE")], 40.0, 40.5])
+    assert tables.flush_note(beside, params) == "not decided yet (1 of 2 cells have both runs): the large graphs wait for it"
+    for config, mrr in zip(configs.flush_twins(params), (0.405, 0.689)):
+        _write_mrr({k: v for k, v in config.items() if k != "denormals"}, 0.40 if config["model"] == "TransE" else 0.70)
+        _write_mrr(config, mrr)
+    beside = tables.flush_frame(frame, pd.concat([flushed, pd.DataFrame({"dataset": ["nations"], "model": ["TuckER"], "mrr": [0.689]})]))
+    assert tables.flush_note(beside, params) == ("the largest difference over 2 runs is 1.10 MRR points (TuckER on Nations) against a "
+                                                 "tolerance of 1: outside it, so the large graphs train with subnormal floats kept")
+    assert tables.flush_note(beside, {**params, "flush_check": False}).startswith("not trained under this profile")

@@ -40,6 +40,9 @@ MULTI_HOT = "multi-hot"
 # 03-22): each negative draws one of two sides, but only the head is ever replaced, so about half of a positive's
 # negatives stay the positive itself and no tail is corrupted
 HALF_UNCHANGED = "half unchanged"
+# A run's ``denormals`` when it reads subnormal floats as zero (``torch.set_flush_denormal``): LCWA's softmax over every
+# entity of a large graph yields many, and each costs an x86 core far more than a normal float (``bench``)
+FLUSH = "flush"
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -47,20 +50,23 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
     given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
     ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did; ``sampler`` (only when given: ``HALF_UNCHANGED``)
-    draws sLCWA's negatives as pykeen's tree did in March 2022."""
+    draws sLCWA's negatives as pykeen's tree did in March 2022; ``denormals`` (only when given: ``FLUSH``) trains and
+    ranks with subnormal floats read as zero."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler"}
+    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", "denormals"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
     config = {**config, **overrides}
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
+    if config.get("denormals", FLUSH) != FLUSH:
+        raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
         raise ValueError(f"sampler {config['sampler']!r}: only {HALF_UNCHANGED!r}, and only for a published configuration "
                          "that trains sLCWA with the basic negative sampler")
@@ -154,6 +160,18 @@ def quiet_pykeen() -> Iterator[None]:
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
+
+
+@contextlib.contextmanager
+def flushed(on: bool) -> Iterator[None]:
+    """Subnormal floats read as zero inside (``FLUSH``) when ``on``, refused with the reason where the CPU cannot."""
+    if on and not torch.set_flush_denormal(True):
+        raise RuntimeError(f"denormals {FLUSH!r}: this CPU cannot flush subnormal floats to zero (x86 with SSE3 can)")
+    try:
+        yield
+    finally:
+        if on:
+            torch.set_flush_denormal(False)
 
 
 CHECKPOINT_MINUTES = 10  # a long run (RotatE's published WN18RR setting: over an hour here) saves its state this often
@@ -278,7 +296,7 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"), time.perf_counter() - resumed_s)
     if config["model"] == "RotatE":
         arguments["model"] = rotate_ranking_all_entities()
-    with quiet_pykeen():
+    with quiet_pykeen(), flushed(config.get("denormals") == FLUSH):
         result = pipeline(training=data["train"], validation=data["valid"], testing=data["test"], random_seed=config["seed"],
                           device=device, evaluator=evaluator,
                           evaluation_kwargs={"batch_size": config["eval_batch"], "use_tqdm": False}, **arguments)
