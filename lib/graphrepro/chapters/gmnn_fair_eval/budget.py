@@ -128,9 +128,9 @@ def note(frame: pd.DataFrame, params: dict[str, Any]) -> str:
     """The study in words, one clause per cell: how far the largest budget moves the estimate from the smallest
     (``shifts``) and the gap to the paper at both (``table``)."""
     low, high = min(params["budgets"]), max(params["budgets"])
-    gaps, moved = (table(frame, params), shifts(frame, params)) if len(frame) else (NOT_RUN, NOT_RUN)
     parts = []
-    for cell in dict.fromkeys(gaps.index.get_level_values(0)) if gaps is not NOT_RUN else []:
+    gaps, moved = (table(frame, params), shifts(frame, params)) if len(frame) else (pd.DataFrame(), pd.DataFrame())
+    for cell in dict.fromkeys(gaps.index.get_level_values(0)):
         if (cell, high) not in gaps.index or (cell, f"{low} → {high}") not in moved.index:
             continue
         shift = moved.loc[(cell, f"{low} → {high}")]
