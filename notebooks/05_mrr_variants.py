@@ -38,6 +38,7 @@ kg_epochs = None
 tucker_epochs = None
 large_kg_epochs = None
 negatives_cap = None
+flush_check = None
 tolerance = None
 
 # %% [markdown]
@@ -160,7 +161,8 @@ tables.kg_crosscheck(kgs_frame)
 # and *below the paper's* where it had them all, since a trend over such models would measure the training rather
 # than the metric. UMLS has no paper MRR and is left out too. The size claims wait for three
 # knowledge graphs with models that count; WN18RR and FB15k-237 train only under `paper`, since Hoyt et al.'s settings
-# there take hours per model on a CPU.
+# there take from about a day to ten days per model on one CPU core even with the faster path below, and TransE's and
+# RotatE's batches on WN18RR do not fit in 24 GB (the Cost page's benchmarks).
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)

@@ -55,6 +55,14 @@ def test_a_notebook_resolves_its_parameters_in_one_call(page):
     assert text.count("pages.notebook_params(") == 1 and "pages.resolve(" not in text
 
 
+@pytest.mark.parametrize("page", pages.chapter_pages(), ids=lambda p: p.slug)
+def test_every_parameter_is_named_in_the_parameters_cell(page):
+    """papermill passes ``-p NAME`` only to a name its parameters cell has (else it warns, and the value is lost)."""
+    cell = page.source.read_text().split('# %% tags=["parameters"]', 1)[1].split("# %%", 1)[0]
+    named = {line.split("=", 1)[0].strip() for line in cell.splitlines() if "=" in line}
+    assert {"profile", *[p.name for p in page.params]} <= named
+
+
 def test_notebook_params_reads_the_notebooks_names():
     namespace = {"profile": "smoke", "seeds": 3, "tolerance": None, "pd": object(), "display": print}
     assert pages.notebook_params("hgcn-mlp-bug", namespace) == pages.resolve("hgcn-mlp-bug", "smoke", seeds=3)

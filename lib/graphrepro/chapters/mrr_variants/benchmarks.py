@@ -46,9 +46,9 @@ def epoch_seconds(config: dict[str, Any], triples: int = 256) -> float:
     tiny = TriplesFactory(data["test"].mapped_triples[:4], train.entity_to_id, train.relation_to_id)
     timed = []
     for n in (triples, 4 * triples):
-        part = TriplesFactory(train.mapped_triples[order[:n]], train.entity_to_id, train.relation_to_id,
-                              create_inverse_triples=train.create_inverse_triples)
         with kg.quiet_pykeen(), kg.flushed(config.get("denormals") == kg.FLUSH):
+            part = TriplesFactory(train.mapped_triples[order[:n]], train.entity_to_id, train.relation_to_id,
+                                  create_inverse_triples=train.create_inverse_triples)
             result = pipeline(training=part, testing=tiny, random_seed=0, device="cpu", evaluation_kwargs={"use_tqdm": False}, **arguments)
         timed.append((instances(part), result.train_seconds))
     (short, short_s), (long, long_s) = timed
