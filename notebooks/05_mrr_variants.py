@@ -36,6 +36,7 @@ kg_models = None
 kg_seeds = None
 kg_epochs = None
 tucker_epochs = None
+large_kg_models = None
 large_kg_epochs = None
 negatives_cap = None
 flush_check = None

@@ -285,7 +285,8 @@ def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
 
 def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs(monkeypatch):
     monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
-    params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20)
+    params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20,
+                           large_kg_models=["TransE", "TuckER"])
     plan = configs.kg_plan(params)
     assert plan.loc[("UMLS", "TransE")].to_dict() == {"config": "defaults", "own": 100, "here": 100}
     assert plan.loc[("UMLS", "TuckER"), "here"] == 20  # TuckER's own budget under pykeen's defaults
@@ -328,7 +329,7 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more(monkeypatc
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
     assert kg.pipeline_arguments(kg.make_config("fb15k237", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 79
     monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
-    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32)
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32, large_kg_models=list(kg.MODELS))
     planned = configs.kg_configs(params)
     if not any(c["dataset"] == "fb15k237" for c in planned):
         pytest.skip("FB15k-237's files cannot be had here")
@@ -439,7 +440,7 @@ def _write_mrr(config: dict, mrr: float) -> None:
 def test_the_large_graphs_flush_only_once_every_small_twin_is_recorded_within_tolerance(monkeypatch):
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"], tolerance=1.0,
-                           flush_check=True)
+                           flush_check=True, large_kg_models=["TransE", "TuckER"])
     twins = configs.flush_twins(params)
     assert [(c["dataset"], c["model"], c["denormals"]) for c in twins] == [("nations", "TransE", kg.FLUSH), ("nations", "TuckER", kg.FLUSH)]
     assert configs.flush_passes(params) is None and {c["dataset"] for c in configs.kg_configs(params)} == {"nations"}  # waits
@@ -470,3 +471,15 @@ def test_the_flush_note_says_what_the_check_decides():
     assert tables.flush_note(beside, params) == ("the largest difference over 2 runs is 1.10 MRR points (TuckER on Nations) against a "
                                                  "tolerance of 1: outside it, so the large graphs train with subnormal floats kept")
     assert tables.flush_note(beside, {**params, "flush_check": False}).startswith("not trained under this profile")
+
+
+def test_the_large_graphs_train_only_the_models_both_lists_name(monkeypatch):
+    monkeypatch.setattr(configs, "is_available", lambda dataset: True)
+    monkeypatch.setattr(configs, "flush_passes", lambda params: True)
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
+    assert params["large_kg_models"] == ["ComplEx"]
+    planned = {(c["dataset"], c["model"]) for c in configs.kg_configs(params)}
+    assert planned == {("nations", m) for m in params["kg_models"]} | {("wn18rr", "ComplEx")}
+    assert {c["dataset"] for c in configs.kg_configs({**params, "kg_models": ["RotatE"]})} == {"nations"}
+    paper = pages.resolve("mrr-variants", "paper", kgs=["wn18rr"])
+    assert {c["model"] for c in configs.kg_configs(paper)} == set(paper["kg_models"])

@@ -199,7 +199,7 @@ def rotated_distances(anchors: torch.Tensor, candidates: torch.Tensor) -> torch.
     """RotatE's score, −‖a − c‖₂, of every rotated anchor (batch, d) against every candidate entity
     (n, d), complex: ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ as one real matrix product, rather than the (batch, n, d)
     difference pykeen builds (about 100× faster on WN18RR: ``bench --chapter mrr-variants``). Both round in
-    float32, differently: near-ties can swap (tests compare the two; the README measures it on WN18RR)."""
+    float32, differently: near-ties can swap (tests compare the two)."""
     a, c = torch.view_as_real(anchors).flatten(-2), torch.view_as_real(candidates).flatten(-2)
     squared = a.square().sum(-1, keepdim=True) + c.square().sum(-1) - 2 * a @ c.T
     return -squared.clamp_min(0).sqrt()

@@ -26,6 +26,8 @@ def kg_configs_on(params: dict[str, Any], datasets: list[str], **fields: Any) ->
     out = []
     for dataset in datasets:
         for model in params["kg_models"]:
+            if dataset in LARGE_KGS and model not in params["large_kg_models"]:
+                continue
             base = kg.make_config(dataset, model, 0)
             if dataset in LARGE_KGS:
                 epochs = params["large_kg_epochs"] or None
