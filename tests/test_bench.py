@@ -120,7 +120,7 @@ def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them(m
     negatives than the paper's runs draw, stays one kind whose difference is named."""
     slug = "mrr-variants"
     fewer, resolve = {"kgs": ["fb15k237"], "negatives_cap": 32, "large_kg_epochs": 20, "large_kg_models": ["RotatE"]}, pages.resolve
-    monkeypatch.setattr(pages.chapter_module(slug, "configs"), "flush_passes", lambda params: True)  # the large graphs are planned
+    monkeypatch.setattr(pages.chapter_module(slug, "configs"), "fast_passes", lambda params: True)  # the large graphs are planned
     monkeypatch.setattr(pages, "resolve", lambda s, p, **kw: resolve(s, p, **({**fewer, **kw} if p == "standard" else kw)))
     capped = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0]
               if c.get("model") == "RotatE"]

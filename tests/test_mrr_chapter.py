@@ -14,7 +14,7 @@ import torch
 
 from graphrepro import catalog, grid, pages, store
 from graphrepro.chapters.mrr_variants import claims, configs, paper, tables
-from graphrepro.experiments import kg, linkpred
+from graphrepro.experiments import kg, kg_scoring, linkpred
 from graphrepro.metrics import ranking
 from graphrepro.verdicts import Decision, Verdict, decisions
 
@@ -284,7 +284,7 @@ def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
 
 
 def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs(monkeypatch):
-    monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
+    monkeypatch.setattr(configs, "fast_passes", lambda params: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20,
                            large_kg_models=["TransE", "TuckER"])
     plan = configs.kg_plan(params)
@@ -328,7 +328,7 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more(monkeypatc
     capped = kg.make_config("fb15k237", "RotatE", 0, epochs=20, negatives=32)
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
     assert kg.pipeline_arguments(kg.make_config("fb15k237", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 79
-    monkeypatch.setattr(configs, "flush_passes", lambda params: True)  # the large graphs are planned once it is decided
+    monkeypatch.setattr(configs, "fast_passes", lambda params: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32, large_kg_models=list(kg.MODELS))
     planned = configs.kg_configs(params)
     if not any(c["dataset"] == "fb15k237" for c in planned):
@@ -343,12 +343,12 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more(monkeypatc
 def test_rotate_ranks_all_entities_as_pykeens_own_interaction_does(monkeypatch):
     from pykeen.models import RotatE
 
-    calls, distances = [], kg.rotated_distances
-    monkeypatch.setattr(kg, "rotated_distances", lambda a, c: calls.append(len(a)) or distances(a, c))
+    calls, distances = [], kg_scoring.rotated_distances
+    monkeypatch.setattr(kg_scoring, "rotated_distances", lambda a, c: calls.append(len(a)) or distances(a, c))
 
     data = kg.prepare(kg.make_config("nations", "RotatE", 0))
     torch.manual_seed(0)
-    ours = kg.rotate_ranking_all_entities()(triples_factory=data["train"], embedding_dim=16)
+    ours = kg_scoring.rotate_ranking_all_entities()(triples_factory=data["train"], embedding_dim=16)
     theirs = RotatE(triples_factory=data["train"], embedding_dim=16)
     theirs.load_state_dict(ours.state_dict())
     assert type(ours.interaction) is not type(theirs.interaction) and str(ours) == str(theirs)  # checkpoints' checksum
@@ -437,45 +437,47 @@ def _write_mrr(config: dict, mrr: float) -> None:
                                        "config": config, "metrics": {"test_mrr": mrr}, "wall_s": 1.0})
 
 
-def test_the_large_graphs_flush_only_once_every_small_twin_is_recorded_within_tolerance(monkeypatch):
+def test_the_large_graphs_take_the_fast_path_only_once_every_small_twin_is_recorded_within_tolerance(monkeypatch):
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"], tolerance=1.0,
-                           flush_check=True, large_kg_models=["TransE", "TuckER"])
-    twins = configs.flush_twins(params)
-    assert [(c["dataset"], c["model"], c["denormals"]) for c in twins] == [("nations", "TransE", kg.FLUSH), ("nations", "TuckER", kg.FLUSH)]
-    assert configs.flush_passes(params) is None and {c["dataset"] for c in configs.kg_configs(params)} == {"nations"}  # waits
-    plain = [{k: v for k, v in c.items() if k != "denormals"} for c in twins]
+                           fast_check=True, large_kg_models=["TransE", "TuckER"])
+    twins = configs.fast_twins(params)
+    assert [(c["dataset"], c["model"], c["denormals"], c.get("scorer")) for c in twins] == [
+        ("nations", "TransE", kg.FLUSH, None), ("nations", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
+    assert configs.fast_passes(params) is None and {c["dataset"] for c in configs.kg_configs(params)} == {"nations"}  # waits
+    plain = [kg.pykeens_path(c) for c in twins]
+    assert plain == [c for c in configs.kg_configs(params)]  # each twin's partner is the page's run
     for config, mrr in zip(plain + twins[:1], (0.40, 0.70, 0.405)):
         _write_mrr(config, mrr)
-    assert configs.flush_passes(params) is None  # TuckER's twin not yet recorded
+    assert configs.fast_passes(params) is None  # TuckER's twin not yet recorded
     _write_mrr(twins[1], 0.689)  # 1.1 points off: outside a tolerance of 1.0
-    assert configs.flush_passes(params) is False
+    assert configs.fast_passes(params) is False
     large = [c for c in configs.kg_configs(params) if c["dataset"] == "wn18rr"]
-    assert len(large) == 2 and not any("denormals" in c for c in large)
-    assert configs.flush_passes({**params, "tolerance": 1.2}) is True
+    assert len(large) == 2 and not any("denormals" in c or "scorer" in c for c in large)
+    assert configs.fast_passes({**params, "tolerance": 1.2}) is True
     large = [c for c in configs.kg_configs({**params, "tolerance": 1.2}) if c["dataset"] == "wn18rr"]
-    assert [c.get("denormals") for c in large] == [kg.FLUSH, kg.FLUSH]
+    assert [kg.fast_fields(c["model"]) == {k: c[k] for k in ("denormals", "scorer") if k in c} for c in large] == [True, True]
 
 
-def test_the_flush_note_says_what_the_check_decides():
-    params = pages.resolve("mrr-variants", "standard", kgs=["nations"], kg_models=["TransE", "TuckER"], tolerance=1.0, flush_check=True)
+def test_the_fast_note_says_what_the_check_decides():
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations"], kg_models=["TransE", "TuckER"], tolerance=1.0, fast_check=True)
     frame = pd.DataFrame({"dataset": ["nations", "nations"], "model": ["TransE", "TuckER"], "mrr": [0.40, 0.70]})
-    flushed = pd.DataFrame({"dataset": ["nations"], "model": ["TransE"], "mrr": [0.405]})
-    beside = tables.flush_frame(frame, flushed)
+    fast = pd.DataFrame({"dataset": ["nations"], "model": ["TransE"], "mrr": [0.405]})
+    beside = tables.fast_frame(frame, fast)
     assert beside.loc[("Nations", "TransE")].tolist() == pytest.approx([100 * paper.PAPER_KG_MRR[("nations", "TransE")], 40.0, 40.5])
-    assert tables.flush_note(beside, params) == "not decided yet (1 of 2 cells have both runs): the large graphs wait for it"
-    for config, mrr in zip(configs.flush_twins(params), (0.405, 0.689)):
-        _write_mrr({k: v for k, v in config.items() if k != "denormals"}, 0.40 if config["model"] == "TransE" else 0.70)
+    assert tables.fast_note(beside, params) == "not decided yet (1 of 2 cells have both runs): the large graphs wait for it"
+    for config, mrr in zip(configs.fast_twins(params), (0.405, 0.689)):
+        _write_mrr(kg.pykeens_path(config), 0.40 if config["model"] == "TransE" else 0.70)
         _write_mrr(config, mrr)
-    beside = tables.flush_frame(frame, pd.concat([flushed, pd.DataFrame({"dataset": ["nations"], "model": ["TuckER"], "mrr": [0.689]})]))
-    assert tables.flush_note(beside, params) == ("the largest difference over 2 runs is 1.10 MRR points (TuckER on Nations) against a "
-                                                 "tolerance of 1: outside it, so the large graphs train with subnormal floats kept")
-    assert tables.flush_note(beside, {**params, "flush_check": False}).startswith("not trained under this profile")
+    beside = tables.fast_frame(frame, pd.concat([fast, pd.DataFrame({"dataset": ["nations"], "model": ["TuckER"], "mrr": [0.689]})]))
+    assert tables.fast_note(beside, params) == ("the largest difference over 2 runs is 1.10 MRR points (TuckER on Nations) against a "
+                                                "tolerance of 1: outside it, so the large graphs take pykeen's path")
+    assert tables.fast_note(beside, {**params, "fast_check": False}).startswith("not trained under this profile")
 
 
 def test_the_large_graphs_train_only_the_models_both_lists_name(monkeypatch):
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
-    monkeypatch.setattr(configs, "flush_passes", lambda params: True)
+    monkeypatch.setattr(configs, "fast_passes", lambda params: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
     assert params["large_kg_models"] == ["ComplEx"]
     planned = {(c["dataset"], c["model"]) for c in configs.kg_configs(params)}
@@ -483,3 +485,40 @@ def test_the_large_graphs_train_only_the_models_both_lists_name(monkeypatch):
     assert {c["dataset"] for c in configs.kg_configs({**params, "kg_models": ["RotatE"]})} == {"nations"}
     paper = pages.resolve("mrr-variants", "paper", kgs=["wn18rr"])
     assert {c["model"] for c in configs.kg_configs(paper)} == set(paper["kg_models"])
+
+
+def test_tucker_by_matmul_scores_every_tail_as_pykeens_tucker_does(monkeypatch):
+    import pykeen.nn.modules
+    from pykeen.models import TuckER
+
+    calls, batched_dot = [], pykeen.nn.modules.batched_dot
+    monkeypatch.setattr(pykeen.nn.modules, "batched_dot", lambda a, b: calls.append(b.shape) or batched_dot(a, b))  # pykeen's last step
+
+    config = kg.make_config("nations", "TuckER", 0, scorer=kg_scoring.MATMUL)
+    data, arguments = kg.prepare(config), kg.training_arguments(config)
+    assert arguments["model"] is kg_scoring.tucker_by_matmul()
+    with pytest.raises(ValueError, match="only for TuckER"):
+        kg.make_config("nations", "ComplEx", 0, scorer=kg_scoring.MATMUL)
+    torch.manual_seed(0)
+    ours = arguments["model"](triples_factory=data["train"], **arguments["model_kwargs"])
+    torch.manual_seed(0)
+    theirs = TuckER(triples_factory=data["train"], **arguments["model_kwargs"])
+    for a, b in zip(ours.state_dict().values(), theirs.state_dict().values()):
+        assert torch.equal(a, b)  # the same parameters, initialised as pykeen's
+    assert str(ours) == str(theirs)  # checkpoints' checksum
+    pairs = data["train"].mapped_triples[:64, :2]
+    scores = []
+    for model in (ours, theirs):  # training: the same dropout masks from the same generator state
+        torch.manual_seed(1)
+        scores.append(model.score_t(pairs))
+        scores[-1].logsumexp(1).sum().backward()
+    torch.testing.assert_close(scores[0], scores[1], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ours.interaction.core_tensor.grad, theirs.interaction.core_tensor.grad, atol=1e-4, rtol=1e-4)
+    ours.eval(), theirs.eval()
+    with torch.no_grad():
+        mine, pykeens = ours.score_t(pairs), theirs.score_t(pairs)
+        torch.testing.assert_close(mine, pykeens, atol=1e-5, rtol=1e-5)
+        assert torch.equal(mine.argsort(dim=1, stable=True)[:, -5:], pykeens.argsort(dim=1, stable=True)[:, -5:])
+        assert len(calls) == 2  # pykeen's model only: ours scored every tail by one matrix product
+        torch.testing.assert_close(ours.score_hrt(data["train"].mapped_triples[:8]), theirs.score_hrt(data["train"].mapped_triples[:8]))
+        assert len(calls) == 4  # a single triple: pykeen's own step in both

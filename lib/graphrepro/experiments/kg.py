@@ -21,7 +21,7 @@ import torch
 
 from graphrepro import checkpoints, vocabulary
 from graphrepro.data import kg as kg_data
-from graphrepro.experiments import Experiment, kg_hoyt
+from graphrepro.experiments import Experiment, kg_hoyt, kg_scoring
 from graphrepro.metrics import METRICS
 
 DATASETS, MODELS = vocabulary.KG_DATASETS, vocabulary.KG_MODELS
@@ -43,6 +43,7 @@ HALF_UNCHANGED = "half unchanged"
 # A run's ``denormals`` when it reads subnormal floats as zero (``torch.set_flush_denormal``): LCWA's softmax over every
 # entity of a large graph yields many, and each costs an x86 core far more than a normal float (``bench``)
 FLUSH = "flush"
+MATMUL_MODELS = ("TuckER",)  # the models a run may score by one matrix product (``kg_scoring.MATMUL``)
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -51,26 +52,40 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
     ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did; ``sampler`` (only when given: ``HALF_UNCHANGED``)
     draws sLCWA's negatives as pykeen's tree did in March 2022; ``denormals`` (only when given: ``FLUSH``) trains and
-    ranks with subnormal floats read as zero."""
+    ranks with subnormal floats read as zero; ``scorer`` (only when given: ``kg_scoring.MATMUL``, ``MATMUL_MODELS``)
+    scores every tail by one matrix product."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", "denormals"}
+    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", "denormals", "scorer"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
     config = {**config, **overrides}
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
+    if "scorer" in config and (config["scorer"] != kg_scoring.MATMUL or model not in MATMUL_MODELS):
+        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for {', '.join(MATMUL_MODELS)}")
     if config.get("denormals", FLUSH) != FLUSH:
         raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
         raise ValueError(f"sampler {config['sampler']!r}: only {HALF_UNCHANGED!r}, and only for a published configuration "
                          "that trains sLCWA with the basic negative sampler")
     return config
+
+
+def fast_fields(model: str) -> dict[str, str]:
+    """The fields of a run on the fast path: subnormal floats read as zero (``FLUSH``), and every tail scored by one
+    matrix product where the model has one (``MATMUL_MODELS``)."""
+    return {"denormals": FLUSH, **({"scorer": kg_scoring.MATMUL} if model in MATMUL_MODELS else {})}
+
+
+def pykeens_path(config: dict[str, Any]) -> dict[str, Any]:
+    """A config without the fields of the fast path (``fast_fields``)."""
+    return {k: v for k, v in config.items() if k not in ("denormals", "scorer")}
 
 
 def lcwa_cross_entropy(config: dict[str, Any]) -> bool:
@@ -115,6 +130,17 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
     if config["epochs"] is not None:
         training["num_epochs"] = config["epochs"]
     arguments["training_kwargs"] = training
+    return arguments
+
+
+def training_arguments(config: dict[str, Any]) -> dict[str, Any]:
+    """``pipeline_arguments`` with the model class a run trains: RotatE ranking by ``kg_scoring.rotated_distances``,
+    TuckER scoring by one matrix product where the config says so (``kg_scoring.MATMUL``)."""
+    arguments = pipeline_arguments(config)
+    if config["model"] == "RotatE":
+        arguments["model"] = kg_scoring.rotate_ranking_all_entities()
+    elif config.get("scorer") == kg_scoring.MATMUL:
+        arguments["model"] = kg_scoring.tucker_by_matmul()
     return arguments
 
 
@@ -195,16 +221,6 @@ def pinned_loop(name: str, started: float) -> type:
     return PinnedLoop
 
 
-def rotated_distances(anchors: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
-    """RotatE's score, −‖a − c‖₂, of every rotated anchor (batch, d) against every candidate entity
-    (n, d), complex: ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ as one real matrix product, rather than the (batch, n, d)
-    difference pykeen builds (about 100× faster on WN18RR: ``bench --chapter mrr-variants``). Both round in
-    float32, differently: near-ties can swap (tests compare the two)."""
-    a, c = torch.view_as_real(anchors).flatten(-2), torch.view_as_real(candidates).flatten(-2)
-    squared = a.square().sum(-1, keepdim=True) + c.square().sum(-1) - 2 * a @ c.T
-    return -squared.clamp_min(0).sqrt()
-
-
 @lru_cache(maxsize=1)
 def multi_hot_cross_entropy() -> type:
     """pykeen's cross-entropy loss as pykeen 1.7 and 1.8 computed it under LCWA (``MULTI_HOT``): the (smoothed)
@@ -246,37 +262,6 @@ def half_unchanged_sampler() -> type:
     return HalfUnchangedSampler
 
 
-@lru_cache(maxsize=1)
-def rotate_ranking_all_entities() -> type:
-    """pykeen's RotatE model whose evaluation scores all entities by ``rotated_distances``; training
-    (gradients on) and single-triple scoring stay pykeen's own."""
-    from pykeen.models import RotatE  # heavy (pykeen): only knowledge-graph runs load it
-    from pykeen.nn.modules import RotatEInteraction
-    from pykeen.utils import ensure_complex
-
-    class AllEntitiesInteraction(RotatEInteraction):
-        def forward(self, h: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-            h, r, t = ensure_complex(h, r, t)
-            if torch.is_grad_enabled() or not h.ndim == r.ndim == t.ndim == 3 or r.shape[1] != 1:
-                return super().forward(h, r, t)
-            if h.shape[1] == 1 and t.shape[0] == 1:  # (batch, 1, d) heads against (1, n, d) tails
-                return rotated_distances((h * r)[:, 0], t[0])
-            if t.shape[1] == 1 and h.shape[0] == 1:  # |h∘r − t| = |h − t∘r̄| for unit-modulus r
-                return rotated_distances((t * torch.conj(r))[:, 0], h[0])
-            return super().forward(h, r, t)
-
-    class RotatEAllEntities(RotatE):  # type: ignore[misc]
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self.interaction = AllEntitiesInteraction()
-
-    # pykeen's checkpoints carry the md5 of str(model): printed as pykeen's, either model resumes the other's
-    AllEntitiesInteraction._get_name = lambda self: "RotatEInteraction"  # type: ignore[method-assign]
-    RotatEAllEntities._get_name = lambda self: "RotatE"  # type: ignore[method-assign]
-
-    return RotatEAllEntities
-
-
 def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device, key: str,
               stop_after: int | None = None) -> dict[str, Any] | None:
     """Train one config with pykeen's pipeline, continuing from its checkpoint when a verified one exists,
@@ -288,14 +273,12 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     folder = checkpoints.folder(EXPERIMENT_NAME, key)
     resumed_s = checkpoints.seconds(folder / CHECKPOINT)  # also removes a torn or edited one before pykeen could unpickle it
     evaluator = RankBasedEvaluator(filtered=True, clear_on_finalize=False)
-    arguments = pipeline_arguments(config)
+    arguments = training_arguments(config)
     arguments["training_kwargs"] = {**arguments["training_kwargs"], "use_tqdm": False, "checkpoint_directory": folder,
                                     "checkpoint_name": CHECKPOINT, "checkpoint_frequency": CHECKPOINT_MINUTES}
     if stop_after is not None:
         arguments["training_kwargs"]["num_epochs"] = stop_after
     arguments["training_loop"] = pinned_loop(arguments.get("training_loop", "sLCWA"), time.perf_counter() - resumed_s)
-    if config["model"] == "RotatE":
-        arguments["model"] = rotate_ranking_all_entities()
     with quiet_pykeen(), flushed(config.get("denormals") == FLUSH):
         result = pipeline(training=data["train"], validation=data["valid"], testing=data["test"], random_seed=config["seed"],
                           device=device, evaluator=evaluator,

@@ -21,8 +21,8 @@ def lp_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
             for s in range(params["seeds"])]
 
 
-def kg_configs_on(params: dict[str, Any], datasets: list[str], **fields: Any) -> list[dict[str, Any]]:
-    """``kg_configs`` on ``datasets`` (none waits for a check), each run with ``fields`` added."""
+def kg_configs_on(params: dict[str, Any], datasets: list[str], fast: bool = False) -> list[dict[str, Any]]:
+    """``kg_configs`` on ``datasets`` (none waits for a check), on ``kg.FAST`` paths where ``fast``."""
     out = []
     for dataset in datasets:
         for model in params["kg_models"]:
@@ -38,33 +38,32 @@ def kg_configs_on(params: dict[str, Any], datasets: list[str], **fields: Any) ->
             cap = params["negatives_cap"] if dataset in LARGE_KGS else 0
             fewer = {"negatives": cap} if cap and kg.own_negatives(base) > cap else {}
             targets = {"ce_targets": kg.MULTI_HOT} if kg.lcwa_cross_entropy(base) else {}
-            out += [kg.make_config(dataset, model, s, epochs=epochs, **fewer, **targets, **fields) for s in range(params["kg_seeds"])]
+            path = kg.fast_fields(model) if fast else {}
+            out += [kg.make_config(dataset, model, s, epochs=epochs, **fewer, **targets, **path) for s in range(params["kg_seeds"])]
     return out
 
 
 def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every model on every knowledge graph that can be had, every seed: Hoyt et al.'s configuration where they
     trained one (its own epochs unless the profile sets fewer; LCWA's cross-entropy as their pykeen computed it,
-    ``kg.MULTI_HOT``), pykeen's defaults elsewhere. The large graphs read subnormal floats as zero (``kg.FLUSH``)
-    once ``flush_passes``, train without where it failed, and wait while it is undecided."""
+    ``kg.MULTI_HOT``), pykeen's defaults elsewhere. The large graphs take the fast path (``kg.fast_fields``) once
+    ``fast_passes``, pykeen's where it failed, and wait while it is undecided."""
     small = kg_configs_on(params, [d for d in params["kgs"] if d not in LARGE_KGS])
     large = [d for d in params["kgs"] if d in LARGE_KGS and is_available(d)]
-    passed = flush_passes(params) if large else None
-    return small + (kg_configs_on(params, large, **({"denormals": kg.FLUSH} if passed else {})) if passed is not None else [])
+    passed = fast_passes(params) if large else None
+    return small + (kg_configs_on(params, large, fast=passed) if passed is not None else [])
 
 
-def flush_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """The fidelity check of ``kg.FLUSH``: the small knowledge graphs' runs again, with subnormal floats read as zero
-    (none unless the profile trains the check)."""
-    if not params["flush_check"]:
-        return []
-    return kg_configs_on(params, [d for d in params["kgs"] if d not in LARGE_KGS], denormals=kg.FLUSH)
+def fast_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The fidelity check of the fast path: the small knowledge graphs' runs again on it (none unless the profile
+    trains the check)."""
+    return kg_configs_on(params, [d for d in params["kgs"] if d not in LARGE_KGS], fast=True) if params["fast_check"] else []
 
 
-def flush_passes(params: dict[str, Any]) -> bool | None:
-    """Whether flushing subnormal floats keeps every small graph's test MRR (× 100) within the profile's tolerance of
-    the run without, from the records: None until both runs of every twin pair are recorded."""
-    keys = [(kg.EXPERIMENT.key({k: v for k, v in c.items() if k != "denormals"}), kg.EXPERIMENT.key(c)) for c in flush_twins(params)]
+def fast_passes(params: dict[str, Any]) -> bool | None:
+    """Whether the fast path keeps every small graph's test MRR (× 100) within the profile's tolerance of pykeen's,
+    from the records: None until both runs of every twin pair are recorded."""
+    keys = [(kg.EXPERIMENT.key(kg.pykeens_path(c)), kg.EXPERIMENT.key(c)) for c in fast_twins(params)]
     wanted = {key for pair in keys for key in pair}
     found = {r["key"]: r["metrics"]["test_mrr"] for r in store.records(CHAPTER) if r["key"] in wanted}
     if not keys or len(found) < len(wanted):
@@ -115,7 +114,7 @@ def _all_grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[
     return [("kg", "knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] not in LARGE_KGS]),
             ("targets", "pykeen 1.11's cross-entropy", kg.EXPERIMENT, target_twins(params)),
             ("sampler", "pykeen's March 2022 sampler", kg.EXPERIMENT, sampler_runs(params)),
-            ("flush", "subnormal floats flushed (fidelity check)", kg.EXPERIMENT, flush_twins(params)),
+            ("fast", "the fast path (fidelity check)", kg.EXPERIMENT, fast_twins(params)),
             ("kg", "large knowledge graphs", kg.EXPERIMENT, [c for c in configs if c["dataset"] in LARGE_KGS]),
             ("lp", "link prediction on graphs", linkpred.EXPERIMENT, lp_configs(params))]
 

@@ -11,7 +11,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from graphrepro import cells, store
-from graphrepro.chapters.mrr_variants.configs import flush_passes, flush_twins, kg_configs
+from graphrepro.chapters.mrr_variants.configs import fast_passes, fast_twins, kg_configs
 from graphrepro.chapters.mrr_variants.paper import (
     CHAPTER,
     EXAMPLE_PAPER,
@@ -247,7 +247,7 @@ def counted(frame: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
 # the columns of targets_frame and sampler_frame (the page's runs, then the others) and their words in a note
 TARGETS = {"multi-hot (1.8)": "pykeen 1.8's targets", "normalised (1.11)": "pykeen 1.11's"}
 SAMPLERS = {"pykeen 1.11": "pykeen 1.11's sampler", "March 2022": "the March 2022 tree's"}
-FLUSHED = {"kept": "subnormal floats kept", "flushed": "subnormal floats read as zero"}
+FAST = {"pykeen's path": "pykeen's path", "fast path": "the fast path"}
 
 
 def beside_frame(page: pd.DataFrame, other: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
@@ -274,24 +274,23 @@ def sampler_frame(frame: pd.DataFrame, march: pd.DataFrame) -> pd.DataFrame:
     return beside_frame(frame, march, SAMPLERS)
 
 
-def flush_frame(frame: pd.DataFrame, flushed: pd.DataFrame) -> pd.DataFrame:
-    """``beside_frame`` of the fidelity check of ``kg.FLUSH`` (``configs.flush_twins``): the small graphs' runs as
-    above and again with subnormal floats read as zero."""
-    return beside_frame(frame, flushed, FLUSHED)
+def fast_frame(frame: pd.DataFrame, fast: pd.DataFrame) -> pd.DataFrame:
+    """``beside_frame`` of the fast path's fidelity check (``configs.fast_twins``): the small graphs' runs as above
+    and again on the fast path."""
+    return beside_frame(frame, fast, FAST)
 
 
-def flush_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
-    """The fidelity check of ``kg.FLUSH`` in words: its largest MRR difference and what the records decide for the large graphs."""
-    gaps = (beside["kept"] - beside["flushed"]).abs().dropna() if len(beside) else pd.Series(dtype=float)
-    passed = flush_passes(params)
-    if not params["flush_check"]:
-        return "not trained under this profile (`flush_check` is off), so the large graphs would wait for it"
+def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
+    """The fast path's fidelity check in words: its largest MRR difference and what the records decide for the large graphs."""
+    if not params["fast_check"]:
+        return "not trained under this profile (`fast_check` is off), so the large graphs would wait for it"
+    gaps = (beside["pykeen's path"] - beside["fast path"]).abs().dropna() if len(beside) else pd.Series(dtype=float)
+    passed = fast_passes(params)
     if passed is None:
-        cells = len({(c["dataset"], c["model"]) for c in flush_twins(params)})
+        cells = len({(c["dataset"], c["model"]) for c in fast_twins(params)})
         return f"not decided yet ({len(gaps)} of {cells} cells have both runs): the large graphs wait for it"
     (dataset, model), gap = gaps.idxmax(), gaps.max()
-    verdict = ("within it, so the large graphs train with subnormal floats read as zero" if passed else
-               "outside it, so the large graphs train with subnormal floats kept")
+    verdict = "within it, so the large graphs take the fast path" if passed else "outside it, so the large graphs take pykeen's path"
     return (f"the largest difference over {len(gaps)} runs is {gap:.2f} MRR points ({model} on {dataset}) against a tolerance of "
             f"{params['tolerance']:g}: {verdict}")
 
