@@ -162,8 +162,8 @@ tables.kg_crosscheck(kgs_frame)
 # and *below the paper's* where it had them all, since a trend over such models would measure the training rather
 # than the metric. UMLS has no paper MRR and is left out too. The size claims wait for three
 # knowledge graphs with models that count; WN18RR and FB15k-237 train only under `paper`, since Hoyt et al.'s settings
-# there take from about a day to ten days per model on one CPU core even with the faster path below, and TransE's and
-# RotatE's batches on WN18RR do not fit in 24 GB (the Cost page's benchmarks).
+# there take about a day per model on one CPU core for ComplEx and TuckER on the faster path below, and days for TransE
+# and RotatE on FB15k-237, whose batches on WN18RR do not fit in 24 GB (the Cost page's benchmarks).
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)

@@ -479,9 +479,9 @@ def test_the_large_graphs_train_only_the_models_both_lists_name(monkeypatch):
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     monkeypatch.setattr(configs, "fast_passes", lambda params: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
-    assert params["large_kg_models"] == ["ComplEx"]
+    assert params["large_kg_models"] == ["ComplEx", "TuckER"]
     planned = {(c["dataset"], c["model"]) for c in configs.kg_configs(params)}
-    assert planned == {("nations", m) for m in params["kg_models"]} | {("wn18rr", "ComplEx")}
+    assert planned == {("nations", m) for m in params["kg_models"]} | {("wn18rr", "ComplEx"), ("wn18rr", "TuckER")}
     assert {c["dataset"] for c in configs.kg_configs({**params, "kg_models": ["RotatE"]})} == {"nations"}
     paper = pages.resolve("mrr-variants", "paper", kgs=["wn18rr"])
     assert {c["model"] for c in configs.kg_configs(paper)} == set(paper["kg_models"])
