@@ -22,7 +22,7 @@ def lp_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def kg_configs_on(params: dict[str, Any], datasets: list[str], fast: bool = False) -> list[dict[str, Any]]:
-    """``kg_configs`` on ``datasets`` (none waits for a check), on ``kg.FAST`` paths where ``fast``."""
+    """``kg_configs`` on ``datasets`` (none waits for a check), on the fast path (``kg.fast_fields``) where ``fast``."""
     out = []
     for dataset in datasets:
         for model in params["kg_models"]:

@@ -287,11 +287,11 @@ def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
     gaps = (beside["pykeen's path"] - beside["fast path"]).abs().dropna() if len(beside) else pd.Series(dtype=float)
     passed = fast_passes(params)
     if passed is None:
-        cells = len({(c["dataset"], c["model"]) for c in fast_twins(params)})
-        return f"not decided yet ({len(gaps)} of {cells} cells have both runs): the large graphs wait for it"
+        planned = len({(c["dataset"], c["model"]) for c in fast_twins(params)})
+        return f"not decided yet ({len(gaps)} of {planned} cells have both runs): the large graphs wait for it"
     (dataset, model), gap = gaps.idxmax(), gaps.max()
     verdict = "within it, so the large graphs take the fast path" if passed else "outside it, so the large graphs take pykeen's path"
-    return (f"the largest difference over {len(gaps)} runs is {gap:.2f} MRR points ({model} on {dataset}) against a tolerance of "
+    return (f"the largest difference over {len(gaps)} cells is {gap:.2f} MRR points ({model} on {dataset}) against a tolerance of "
             f"{params['tolerance']:g}: {verdict}")
 
 
