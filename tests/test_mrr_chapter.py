@@ -522,3 +522,13 @@ def test_tucker_by_matmul_scores_every_tail_as_pykeens_tucker_does(monkeypatch):
         assert len(calls) == 2  # pykeen's model only: ours scored every tail by one matrix product
         torch.testing.assert_close(ours.score_hrt(data["train"].mapped_triples[:8]), theirs.score_hrt(data["train"].mapped_triples[:8]))
         assert len(calls) == 4  # a single triple: pykeen's own step in both
+
+
+def test_the_bench_skips_only_the_large_graph_batches_that_build_an_entities_wide_difference():
+    from graphrepro.chapters.mrr_variants import benchmarks
+
+    # TransE on WN18RR: LCWA, 512 queries x 40,943 entities x 256 dimensions x 4 bytes; RotatE: complex, twice that
+    assert benchmarks.difference_gb(kg.make_config("wn18rr", "TransE", 0)) == pytest.approx(512 * 40_943 * 256 * 4 / 2**30)
+    assert benchmarks.difference_gb(kg.make_config("wn18rr", "RotatE", 0)) == pytest.approx(2 * 512 * 40_943 * 256 * 4 / 2**30)
+    assert benchmarks.difference_gb(kg.make_config("wn18rr", "ComplEx", 0)) == 0.0  # scored by a matrix product
+    assert benchmarks.difference_gb(kg.make_config("fb15k237", "RotatE", 0)) == 0.0  # sLCWA: 79 negatives, not every entity

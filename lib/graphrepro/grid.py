@@ -101,10 +101,14 @@ def default_workers() -> int:
     return max(1, int(os.environ.get(WORKERS, os.cpu_count() or 1)))
 
 
+def machine_mb() -> float:
+    """This machine's memory in MB."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+
+
 def workers_within_memory(peak_mb: float, workers: int | None = None, share: float = 0.8) -> int:
     """At most ``workers``, and no more than ``share`` of the machine's memory divided by a run's peak."""
-    total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
-    return max(1, min(default_workers() if workers is None else workers, int(share * total_mb // max(peak_mb, 1.0))))
+    return max(1, min(default_workers() if workers is None else workers, int(share * machine_mb() // max(peak_mb, 1.0))))
 
 
 def _train_and_record(chapter: str, experiment_name: str, batch: list[dict[str, Any]], device: str,

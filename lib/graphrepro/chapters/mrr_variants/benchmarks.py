@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -16,15 +15,11 @@ from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, LARGE_KGS
 from graphrepro.data import kg as kg_data
 from graphrepro.data.availability import is_available
 from graphrepro.experiments import kg, kg_scoring
+from graphrepro.grid import machine_mb
 from graphrepro.metrics import ranking
 
 
 MEMORY_SHARE = 0.5  # a probe may take at most this share of the machine's memory (two trainings may run beside it)
-
-
-def machine_gb() -> float:
-    """This machine's memory in GB."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
 
 
 def epoch_seconds(config: dict[str, Any], triples: int = 256) -> float:
@@ -72,16 +67,16 @@ def large_graph_rows() -> list[dict[str, Any]]:
     """Seconds per epoch of Hoyt et al.'s setting of every model on WN18RR and FB15k-237 on the fast path
     (``kg.fast_fields``), and the hours of a run at its own epochs; on WN18RR, for ComplEx and TuckER, also on
     pykeen's path, and the ratio."""
-    rows = []
+    rows, memory_gb = [], machine_mb() / 2**10
     for dataset in LARGE_KGS:
         if not is_available(dataset):
             rows.append({"run": f"{KG_LABELS[dataset]}: an epoch of each model", "status": "its files cannot be had here"})
             continue
         for config in configs.kg_configs_on(pages.resolve(CHAPTER, "paper", kg_seeds=1), [dataset], fast=True):
             run = f"{config['model']} on {KG_LABELS[dataset]}, Hoyt et al.'s setting, an epoch"
-            if difference_gb(config) > MEMORY_SHARE * machine_gb():
+            if difference_gb(config) > MEMORY_SHARE * memory_gb:
                 rows.append({"run": run, "status": f"not probed: one batch's difference alone is {difference_gb(config):.0f} GB, "
-                                                   f"more than {MEMORY_SHARE:.0%} of this machine's {machine_gb():.0f} GB"})
+                                                   f"more than {MEMORY_SHARE:.0%} of this machine's {memory_gb:.0f} GB"})
                 continue
             fast = epoch_seconds(config)
             pykeens = epoch_seconds(kg.pykeens_path(config)) if dataset == "wn18rr" and config["model"] in ("ComplEx", "TuckER") else None
