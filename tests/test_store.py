@@ -59,6 +59,15 @@ def test_records_are_sorted_json_with_a_content_digest(isolated_store):
     assert not store.digest_matches(written)
 
 
+def test_the_stamp_changes_with_every_record_added_even_within_one_clock_tick(isolated_store):
+    assert store.stamp("ch") == (str(isolated_store / "ch"), 0, 0)
+    store.write_record("ch", _record("k1"))
+    first = store.stamp("ch")
+    store.write_record("ch", _record("k2"))
+    os.utime(isolated_store / "ch", ns=(first[1], first[1]))  # the second record lands within the first one's tick
+    assert store.stamp("ch")[1] == first[1] and store.stamp("ch") != first
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
 def test_a_value_json_cannot_hold_is_refused_and_nothing_written(isolated_store, bad):
     with pytest.raises(ValueError, match="JSON cannot store"):

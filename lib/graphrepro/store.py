@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -86,6 +87,13 @@ def record_files(chapter: str, root: Path | None = None) -> list[Path]:
 def records(chapter: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Every record of a chapter, current or stale, sorted by key."""
     return [read_record(p) for p in record_files(chapter, root)]
+
+
+def stamp(chapter: str, root: Path | None = None) -> tuple[str, int, int]:
+    """The chapter's store, when it last changed and how many entries it holds, for caches of what records decide
+    (the count tells apart two records added within one tick of the file system's clock)."""
+    folder = (paths.results_dir() if root is None else root) / chapter
+    return (str(folder), folder.stat().st_mtime_ns, len(os.listdir(folder))) if folder.exists() else (str(folder), 0, 0)
 
 
 def committed_keys(chapter: str, root: Path | None = None) -> set[str] | None:

@@ -43,6 +43,7 @@ HALF_UNCHANGED = "half unchanged"
 # A run's ``denormals`` when it reads subnormal floats as zero (``torch.set_flush_denormal``): LCWA's softmax over every
 # entity of a large graph yields many, and each costs an x86 core far more than a normal float (``bench``)
 FLUSH = "flush"
+FAST_FIELDS = ("denormals", "scorer")  # the config fields of the fast path (``fast_fields``)
 MATMUL_MODELS = ("TuckER",)  # the models a run may score by one matrix product (``kg_scoring.MATMUL``)
 
 
@@ -60,7 +61,7 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
     config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", "denormals", "scorer"}
+    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", *FAST_FIELDS}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
     config = {**config, **overrides}
@@ -85,7 +86,7 @@ def fast_fields(model: str) -> dict[str, str]:
 
 def pykeens_path(config: dict[str, Any]) -> dict[str, Any]:
     """A config without the fields of the fast path (``fast_fields``)."""
-    return {k: v for k, v in config.items() if k not in ("denormals", "scorer")}
+    return {k: v for k, v in config.items() if k not in FAST_FIELDS}
 
 
 def lcwa_cross_entropy(config: dict[str, Any]) -> bool:

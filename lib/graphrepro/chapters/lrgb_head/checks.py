@@ -48,13 +48,7 @@ def bf16_passes(params: dict[str, Any]) -> bool | None:
     when one is not, None until every run of it is recorded. A profile that trains no longer pair (``paper``)
     reads the standard profile's check."""
     long_epochs = params["long_epochs"] or pages.resolve(CHAPTER, "standard")["long_epochs"]
-    return _bf16_passes(json.dumps({**params, "long_epochs": long_epochs}, sort_keys=True), _store_stamp())
-
-
-def _store_stamp() -> tuple[str, int]:
-    """The chapter's store and when it last changed (a record added or removed), for caches of what records decide."""
-    folder = store.record_path(CHAPTER, "x").parent
-    return str(folder), folder.stat().st_mtime_ns if folder.exists() else 0
+    return _bf16_passes(json.dumps({**params, "long_epochs": long_epochs}, sort_keys=True), store.stamp(CHAPTER))
 
 
 @functools.lru_cache(maxsize=8)

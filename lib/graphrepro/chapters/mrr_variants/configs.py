@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -63,6 +64,13 @@ def fast_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
 def fast_passes(params: dict[str, Any]) -> bool | None:
     """Whether the fast path keeps every small graph's test MRR (× 100) within the profile's tolerance of pykeen's,
     from the records: None until both runs of every twin pair are recorded."""
+    return _fast_passes(json.dumps(params, sort_keys=True), store.stamp(CHAPTER))
+
+
+@functools.lru_cache(maxsize=8)
+def _fast_passes(check: str, stamp: tuple[str, int]) -> bool | None:
+    """``fast_passes`` for one set of parameters (JSON) and one state of the store."""
+    params = json.loads(check)
     keys = [(kg.EXPERIMENT.key(kg.pykeens_path(c)), kg.EXPERIMENT.key(c)) for c in fast_twins(params)]
     wanted = {key for pair in keys for key in pair}
     found = {r["key"]: r["metrics"]["test_mrr"] for r in store.records(CHAPTER) if r["key"] in wanted}
@@ -169,4 +177,4 @@ def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
     """Background training: the chapter's grids, in order."""
-    return [(grid[1], partial(_train, params, *grid[1:])) for grid in grids(params)]
+    return [(grid[1], functools.partial(_train, params, *grid[1:])) for grid in grids(params)]
