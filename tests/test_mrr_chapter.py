@@ -110,7 +110,7 @@ def test_hoyts_cross_entropy_runs_train_as_their_pykeen_did_and_have_twins_as_ou
                for c in twins)
     twin_keys = {kg.EXPERIMENT.key(c) for c in twins}
     assert twin_keys <= configs.chapter_keys(params) and not twin_keys & configs.main_keys(params)
-    assert {part for part, *_ in configs.grids(params)} == {"kg", "targets", "sampler", "lp"}
+    assert {part for part, *_ in configs.grids(params)} == {"kg", "targets", "sampler", "fast", "lp"}
     with pytest.raises(ValueError, match="unknown part 'twins'"):
         configs.run(params, "twins")
     assert isinstance(kg.pipeline_arguments(main[("nations", "TransE")])["loss"], type)
