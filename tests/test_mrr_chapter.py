@@ -470,8 +470,13 @@ def test_the_fast_note_says_what_the_check_decides():
         _write_mrr(kg.pykeens_path(config), 0.40 if config["model"] == "TransE" else 0.70)
         _write_mrr(config, mrr)
     beside = tables.fast_frame(frame, pd.concat([fast, pd.DataFrame({"dataset": ["nations"], "model": ["TuckER"], "mrr": [0.689]})]))
-    assert tables.fast_note(beside, params) == ("the largest difference over 2 cells is 1.10 MRR points (TuckER on Nations) against a "
+    assert tables.fast_note(beside, params) == ("the largest difference over 2 cells is 1.10 MRR points (TuckER on Nations), against a "
                                                 "tolerance of 1: outside it, so the large graphs take pykeen's path")
+    for config, mrr in zip(configs.fast_twins(params), (0.40, 0.70)):
+        _write_mrr(config, mrr)
+    same = tables.fast_frame(frame, pd.DataFrame({"dataset": ["nations", "nations"], "model": ["TransE", "TuckER"], "mrr": [0.40, 0.70]}))
+    assert tables.fast_note(same, params) == ("all 2 cells have the same MRR on both paths to two decimals, against a tolerance of 1: "
+                                              "within it, so the large graphs take the fast path")
     assert tables.fast_note(beside, {**params, "fast_check": False}).startswith("not trained under this profile")
 
 

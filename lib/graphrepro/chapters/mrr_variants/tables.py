@@ -291,8 +291,9 @@ def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
         return f"not decided yet ({len(gaps)} of {planned} cells have both runs): the large graphs wait for it"
     (dataset, model), gap = gaps.idxmax(), gaps.max()
     verdict = "within it, so the large graphs take the fast path" if passed else "outside it, so the large graphs take pykeen's path"
-    return (f"the largest difference over {len(gaps)} cells is {gap:.2f} MRR points ({model} on {dataset}) against a tolerance of "
-            f"{params['tolerance']:g}: {verdict}")
+    largest = (f"the largest difference over {len(gaps)} cells is {gap:.2f} MRR points ({model} on {dataset})" if round(gap, 2)
+               else f"all {len(gaps)} cells have the same MRR on both paths to two decimals")
+    return f"{largest}, against a tolerance of {params['tolerance']:g}: {verdict}"
 
 
 def beside_table(beside: pd.DataFrame) -> pd.DataFrame:
