@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from graphrepro import catalog, pages, progress, search
+from graphrepro import catalog, pages, progress, search, store
 from graphrepro.chapters.hgcn_mlp_bug import configs, paper, tuning
 from graphrepro.experiments import hgcn
 
@@ -95,14 +95,13 @@ def test_ask_tell_study_replays_from_the_store(monkeypatch):
     monkeypatch.setattr(catalog, "experiments", lambda: {"quadratic": _quadratic_experiment(calls)})
     space = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
     first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=7, device="cpu")
-    assert len(calls) == 8 and len(records) == 8
-    assert first.direction == optuna.study.StudyDirection.MINIMIZE  # the spec says lower is better
+    assert len(calls) == 8 and len(records) == 8 and [t.value for t in first] == records.val_mr.tolist()
     calls.clear()
     again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=7, device="cpu")
-    assert calls == [] and again.best_params == first.best_params  # replayed: nothing trained
+    assert calls == [] and again == first  # replayed: nothing trained
     more, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=11, sampler_seed=7, device="cpu")
-    assert len(calls) == 3 and len(records) == 11  # a longer study trains only its new trials
-    assert abs(more.best_params["x"] - 0.3) <= abs(first.best_params["x"] - 0.3)
+    assert len(calls) == 3 and len(records) == 11 and more[:8] == first  # a longer study trains only its new trials
+    assert min(t.value for t in more) <= min(t.value for t in first)
 
 
 def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
@@ -120,23 +119,57 @@ def test_a_genetic_study_asks_a_whole_generation_and_replays(monkeypatch):
     monkeypatch.setattr(grid, "run_grid", lambda ch, name, configs, *a, **k: grids.append(len(configs)) or real(ch, name, configs, *a, **k))
     space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
     first, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=3, device="cpu", generation=4)
-    asked = [t.params["x"] for t in first.trials]
+    asked = [t.params["x"] for t in first]
     assert set(grids) == {4} and len(asked) == 4 * len(grids) and len(records) == len(asked)
     assert len(set(asked[:-4])) < 8 <= len(set(asked))  # it stopped at the generation that reached 8 distinct
     assert len(asked) > len(set(asked))  # repeats were asked, and did not count
-    assert len(calls) == len(set(asked)) and first.best_value == pytest.approx(min(records.val_mr))  # a repeat trains once
+    assert len(calls) == len(set(asked)) and [t.value for t in first] == records.val_mr.tolist()  # a repeat trains once
     bars: list[str] = []
     real_bar = progress.grid_bar
     monkeypatch.setattr(progress, "grid_bar", lambda desc, *a: bars.append(desc) or real_bar(desc, *a))
     calls.clear()
     again, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=8, sampler_seed=3, device="cpu", generation=4)
-    assert calls == [] and again.best_params == first.best_params and bars == ["study: study"]
+    assert calls == [] and again == first and bars == ["study: study"]
     partial, records = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=11, sampler_seed=3, device="cpu",
                                     generation=4, train=False)
-    assert calls == [] and len(records) == len(asked) and len(partial.trials) == len(asked) + 4  # up to the first unrecorded generation
+    assert calls == [] and len(records) == len(asked) and len(partial) == len(asked) + 4  # up to the first unrecorded generation
+    assert partial[:len(asked)] == first and not any(t.told for t in partial[len(asked):])
     assert bars == ["study: study"]  # the replay drew none
     whole, _ = search.study("ch", "quadratic", {"seed": 0}, space, n_trials=50, sampler_seed=3, device="cpu", generation=4)
-    assert len({t.params["x"] for t in whole.trials}) == 11  # the grid has 11 settings: 50 asks for all of them, and stops
+    assert len({t.params["x"] for t in whole}) == 11  # the grid has 11 settings: 50 asks for all of them, and stops
+
+
+def test_a_replay_reads_the_recorded_asks_while_the_records_tell_what_they_told(isolated_store, monkeypatch):
+    """A study's asks are recorded (``search.STUDIES``): a replay, or a shorter study, reads them without the
+    sampler and gives the same trials and records; a damaged transcript, or a record that now tells another
+    value, sends the replay back to the sampler, which records its asks again."""
+    import optuna
+
+    calls: list[float] = []
+    monkeypatch.setattr(catalog, "experiments", lambda: {"quadratic": _quadratic_experiment(calls)})
+    space = {"x": optuna.distributions.CategoricalDistribution([i / 10 for i in range(11)])}
+
+    def replay(n_trials=8):
+        return search.study("ch", "quadratic", {"seed": 0}, space, n_trials=n_trials, sampler_seed=3, device="cpu", generation=4)
+
+    first, records = replay()
+    (path,) = (isolated_store / "ch" / search.STUDIES).glob("*.json")
+    sampled: list[int] = []
+    real = search._ask_and_tell
+    monkeypatch.setattr(search, "_ask_and_tell", lambda *a: sampled.append(1) or real(*a))
+    calls.clear()
+    again, again_records = replay()
+    assert sampled == [] and calls == [] and again == first
+    pd.testing.assert_frame_equal(again_records, records)
+    short, _ = replay(n_trials=4)
+    assert sampled == [] and short == first[:len(short)] and len(short) % 4 == 0
+    text = path.read_text()
+    path.write_text(text.replace('"told": [', '"told": [1.5, ', 1))  # a hand edit: its digest no longer matches
+    assert replay()[0] == first and sampled == [1] and path.read_text() == text  # asked again, recorded again
+    record = store.read_record(store.record_path("ch", records.key.iloc[0]))
+    store.write_record("ch", {**record, "metrics": {**record["metrics"], "val_mr": record["metrics"]["val_mr"] + 1}})
+    moved, _ = replay()
+    assert sampled == [1, 1] and moved[0].value == first[0].value + 1 and path.read_text() != text
 
 
 def test_choices_are_recorded_and_read_back(isolated_store):

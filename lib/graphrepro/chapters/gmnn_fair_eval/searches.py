@@ -66,10 +66,10 @@ def replay(params: dict[str, Any], cell: Cell, trials: int, train: bool,
     configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
-    study, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), trials, _sampler_seed(*cell),
+    asked, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), trials, _sampler_seed(*cell),
                                   params["device"], f"{dataset} {kind} {model} fold {fold}", params["generation"], train=train, show=show)
-    distinct = {key({**base, **t.params}): t.params for t in study.trials if t.state.is_finished()}  # first asks, in order
-    return base, distinct, records, [{**base, **t.params} for t in study.trials]
+    distinct = {key({**base, **t.params}): t.params for t in asked if t.told}  # first asks, in order
+    return base, distinct, records, [{**base, **t.params} for t in asked]
 
 
 def choose(base: dict[str, Any], distinct: dict[str, dict[str, Any]], trials: int, records: pd.DataFrame) -> search.Choice:
