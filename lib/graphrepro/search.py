@@ -119,7 +119,7 @@ Told = tuple[tuple[Any, ...], float | None]  # a told trial as a transcript keep
 
 def study(chapter: str, experiment_name: str, base: dict[str, Any], distributions: dict[str, Any], n_trials: int,
           sampler_seed: int, device: str = "auto", desc: str = "study", generation: int = 1,
-          train: bool = True, show: bool = True) -> tuple[list[Trial], pd.DataFrame]:
+          train: bool = True, show: bool = True, recorded_asks: bool = True) -> tuple[list[Trial], pd.DataFrame]:
     """An Optuna ask/tell study replayed from the run store, asking until ``n_trials`` distinct settings have
     been asked (a setting asked again is told its record's value and does not count): each asked setting is a
     run config; a recorded one is told from its record, only the others train. With a seeded sampler a resumed
@@ -130,7 +130,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
     generation with a trial not recorded (nothing trains; that generation's trials come back not told). A
     study that trains draws its progress bar unless ``show`` is off. The sampler's asks are recorded
     (``STUDIES``): a later replay whose records still tell the recorded values reads them instead of asking the
-    sampler again. Returns the trials in the order asked, and their records."""
+    sampler again (unless ``recorded_asks`` is off). Returns the trials in the order asked, and their records."""
     import optuna  # heavy, and only a search needs it
 
     experiment = catalog.experiment(experiment_name)
@@ -140,7 +140,7 @@ def study(chapter: str, experiment_name: str, base: dict[str, Any], distribution
                 "sampler_seed": sampler_seed, "generation": generation, "optuna": optuna.__version__}
     path = store.record_path(f"{chapter}/{STUDIES}", store.config_key(f"{experiment_name}:study", experiment.version, identity))
     transcript = _read_transcript(path)
-    replayed = _from_transcript(chapter, experiment, base, list(distributions), n_trials, generation, transcript)
+    replayed = _from_transcript(chapter, experiment, base, list(distributions), n_trials, generation, transcript) if recorded_asks else None
     if replayed is not None:
         with progress.grid_bar(f"{desc}: study", n_trials, 0) if train and show else contextlib.nullcontext(lambda n: None) as update:
             update(n_trials)  # as the sampler's replay of a complete study draws it

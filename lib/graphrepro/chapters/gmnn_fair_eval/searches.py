@@ -59,15 +59,16 @@ def key(config: dict[str, Any]) -> str:
     return fair_eval.EXPERIMENT.key(config)
 
 
-def replay(params: dict[str, Any], cell: Cell, trials: int, train: bool,
-           show: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]], pd.DataFrame, list[dict[str, Any]]]:
+def replay(params: dict[str, Any], cell: Cell, trials: int, train: bool, show: bool,
+           recorded_asks: bool = True) -> tuple[dict[str, Any], dict[str, dict[str, Any]], pd.DataFrame, list[dict[str, Any]]]:
     """The cell's genetic search up to ``trials`` distinct settings, replayed from the store (``train`` fills the
-    gaps): its base config, the distinct settings by key in the order first asked, the trials' records and the
-    configs of the trials asked so far."""
+    gaps; ``recorded_asks``: as ``search.study``): its base config, the distinct settings by key in the order
+    first asked, the trials' records and the configs of the trials asked so far."""
     dataset, kind, model, fold = cell
     base = base_config(params, dataset, kind, model, fold)
     asked, records = search.study(CHAPTER, fair_eval.EXPERIMENT.name, base, distributions(model), trials, _sampler_seed(*cell),
-                                  params["device"], f"{dataset} {kind} {model} fold {fold}", params["generation"], train=train, show=show)
+                                  params["device"], f"{dataset} {kind} {model} fold {fold}", params["generation"], train=train, show=show,
+                                  recorded_asks=recorded_asks)
     distinct = {key({**base, **t.params}): t.params for t in asked if t.told}  # first asks, in order
     return base, distinct, records, [{**base, **t.params} for t in asked]
 
