@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import t as t_dist
 from scipy.stats import ttest_rel
 
-from graphrepro import catalog, pages
+from graphrepro import catalog, pages, progress
 from graphrepro.chapters.gmnn_fair_eval import budget, claims, configs, paper, searches, tables
 from graphrepro.verdicts import Cell, decisions
 
@@ -184,6 +184,11 @@ def test_a_budget_studys_smaller_budgets_are_the_beginning_of_its_search(tmp_pat
         pytest.skip("Cora is not in the mirror")
     monkeypatch.setenv("GRAPHREPRO_RESULTS", str(tmp_path))
     budget.run(params)
+    bars: list[str] = []
+    real_bar = progress.grid_bar
+    monkeypatch.setattr(progress, "grid_bar", lambda desc, *a, **k: bars.append(desc) or real_bar(desc, *a, **k))
+    budget.run(params)
+    assert "budget searches" not in bars  # complete searches are not offered to train again
     cell = ("cora", "sparse_balanced", "GCN", 0)
     chosen, asked = budget.search_cell(params, cell, train=False)
     assert len(chosen[8].trial_keys) == 8 and chosen[4].trial_keys == chosen[8].trial_keys[:4]
