@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -203,7 +204,7 @@ def _asks(transcript: dict[str, Any]) -> list[Told]:
     return [(tuple(transcript["settings"][i]), transcript["told"][i]) for i in map(int, transcript["order"].split())]
 
 
-def _read_transcript(path: Any) -> dict[str, Any] | None:
+def _read_transcript(path: Path) -> dict[str, Any] | None:
     """A study's recorded asks, or None where there is none, or it does not match its digest or ``_transcript``'s
     fields (the sampler asks again)."""
     if not path.exists():
