@@ -136,6 +136,24 @@ def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them(m
     assert (gcn.status == "no standard record of this kind").all()
 
 
+def test_a_kind_that_only_runs_faster_is_estimated_from_the_slower_kinds_records(monkeypatch):
+    """The paper's fast-path twin of Nations TransE (``kg.FAST_FIELDS``, the experiment's ``speed_fields``) has no
+    record of its own kind: its estimate reads the plain runs' records as an upper bound and names the setting;
+    a kind that differs in work (GMNN's EM loops, above) still says it has no record."""
+    slug = "mrr-variants"
+    config = next(c for c in pages.chapter_module(slug, "configs").kg_configs(pages.resolve(slug, "standard", kgs=["nations"]))
+                  if c["model"] == "TransE")
+    record = _record(kg.EXPERIMENT, config, 100.0 * kg.EXPERIMENT.planned_epochs(config)[1])
+    bench.store.write_record(slug, {**record, "metrics": {"test_mrr": 0.4}})  # the fast path's check reads it
+    table = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model", "with"])
+    plain, fast = table.loc[("nations", "TransE", "ce_targets")], table.loc[("nations", "TransE", "ce_targets, denormals")]
+    assert table.loc[("nations", "TransE", "–"), "status"] == "no standard record of this kind"  # pykeen 1.11's targets: not faster
+    assert plain["status"] == "as recorded" and plain["s per planned epoch"] == pytest.approx(100.0)
+    assert fast["records"] == 1 and fast["s per planned epoch"] == pytest.approx(100.0)
+    assert fast["status"] == "settings differ: denormals None here, flush in paper"
+    assert set(kg.EXPERIMENT.speed_fields) == {"denormals", "scorer"}
+
+
 def test_peak_growth_sees_memory_held_during_the_work_and_none_when_there_is_none():
     def hold_200_mb() -> None:
         block = np.ones(200 * 2**20, dtype=np.uint8)  # touched, so resident

@@ -350,4 +350,5 @@ def peak_mb(config: dict[str, Any]) -> float:
 EXPERIMENT_NAME = "kg-rank"
 EXPERIMENT = Experiment(EXPERIMENT_NAME, 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("mrr", "mr", "hits_at_k", "amri", "z_mrr"),
-                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb)
+                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb,
+                        speed_fields=FAST_FIELDS)
