@@ -263,18 +263,18 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
         field = experiment.planned_epochs(members[0])[0]
         optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
 
-        def variant(config: dict[str, Any]) -> str:
-            return ", ".join(sorted(optional & set(config)))
+        def variant(config: dict[str, Any]) -> frozenset[str]:
+            return frozenset(optional & set(config))
 
-        variants: dict[str, list[dict[str, Any]]] = {}
+        variants: dict[frozenset[str], list[dict[str, Any]]] = {}
         for config in members:
             variants.setdefault(variant(config), []).append(config)
         for extra, part in variants.items():
             epochs = [experiment.planned_epochs(c)[1] for c in part]
             row: dict[str, Any] = {"chapter": slug, "experiment": label[0], "dataset": label[1], "model": label[2],
-                                   "with": extra or "–", "runs": len(part), "epochs per run": max(epochs)}
+                                   "with": ", ".join(sorted(extra)) or "–", "runs": len(part), "epochs per run": max(epochs)}
             mine = [r for r in recorded.get(label, []) if variant(r["config"]) == extra]
-            slower = ", ".join(sorted(set(extra.split(", ")) - {"", *experiment.speed_fields}))
+            slower = extra - set(experiment.speed_fields)
             if not mine and slower != extra:  # the kind without the settings that only speed it up: the same work, an upper bound
                 mine = [r for r in recorded.get(label, []) if variant(r["config"]) == slower]
             if not mine:

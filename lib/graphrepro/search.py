@@ -199,9 +199,14 @@ def _transcript(told: list[Told]) -> dict[str, Any]:
     return {"settings": [list(s) for s in first], "told": [values[s] for s in first], "order": " ".join(str(first[s]) for s, _ in told)}
 
 
+def _order(transcript: dict[str, Any]) -> list[int]:
+    """A transcript's asks as indices into its settings, in the order asked."""
+    return [int(i) for i in transcript["order"].split()]
+
+
 def _asks(transcript: dict[str, Any]) -> list[Told]:
     """A transcript's told trials, in the order asked."""
-    return [(tuple(transcript["settings"][i]), transcript["told"][i]) for i in map(int, transcript["order"].split())]
+    return [(tuple(transcript["settings"][i]), transcript["told"][i]) for i in _order(transcript)]
 
 
 def _read_transcript(path: Path) -> dict[str, Any] | None:
@@ -220,11 +225,11 @@ def _from_transcript(chapter: str, experiment: experiments.Experiment, base: dic
     depend on nothing else)."""
     if transcript is None:
         return None
-    asks, order = _asks(transcript), [int(i) for i in transcript["order"].split()]
+    order = _order(transcript)
     keys = [experiment.key({**base, **dict(zip(names, setting))}) for setting in transcript["settings"]]
     used, distinct = 0, set()
     while len(distinct) < n_trials:
-        if used + generation > len(asks):
+        if used + generation > len(order):
             return None
         distinct |= {keys[i] for i in order[used:used + generation]}
         used += generation
@@ -237,5 +242,5 @@ def _from_transcript(chapter: str, experiment: experiments.Experiment, base: dic
         value = spec.value(pd.Series(row), "val_")
         if (None if math.isnan(value) else value) != transcript["told"][i]:
             return None
-    trials = [Trial(dict(zip(names, setting)), value) for setting, value in asks[:used]]
+    trials = [Trial(dict(zip(names, transcript["settings"][i])), transcript["told"][i]) for i in order[:used]]
     return trials, store.to_frame([records[i] for i in order[:used]])

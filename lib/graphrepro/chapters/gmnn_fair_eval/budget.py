@@ -35,12 +35,13 @@ def search_cell(params: dict[str, Any], cell: Cell, train: bool) -> tuple[dict[i
 def choices(params: dict[str, Any], train: bool = True) -> dict[tuple[Cell, int], search.Choice]:
     """Each budget cell's choice at each budget; with ``train`` the incomplete searches complete first, fanned out
     over the grid's workers as ``search_all``'s are."""
-    chosen = {(cell, n): choice for cell in cells(params) for n, choice in search_cell(params, cell, False)[0].items()}
+    every = cells(params)
+    chosen = {(cell, n): choice for cell in every for n, choice in search_cell(params, cell, False)[0].items()}
     todo = list(dict.fromkeys(cell for (cell, _), choice in chosen.items() if choice.setting is None)) if train else []
     if not todo:
         return chosen
     workers = min(default_workers(), len(todo)) if resolve_device(params["device"]).type != "cuda" else 1
-    with progress.grid_bar("budget searches", len(todo), len(cells(params)) - len(todo), unit="cell") as update:
+    with progress.grid_bar("budget searches", len(todo), len(every) - len(todo), unit="cell") as update:
         for cell, found in fan_out([partial(_searched, params, cell) for cell in todo], workers):
             chosen.update({(cell, n): choice for n, choice in found.items()})
             update(1)
