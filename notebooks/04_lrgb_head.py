@@ -47,7 +47,7 @@ import warnings
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import pages, report
+from graphrepro import pages, report, underway
 from graphrepro.chapters.lrgb_head import checks, claims, configs, figures, paper, tables
 from graphrepro.data.availability import dataset_status
 
@@ -162,8 +162,9 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1.
 # The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
 # (the 30-epoch GCN pair is in the fidelity table below),
-# and how many of the papers'-budget runs are recorded. The page reads records only: the hours still left,
-# less what a machine's checkpoints hold, are in `python -m graphrepro bench --estimate paper --from-records`.
+# and how many of the papers'-budget runs are recorded. A run still training shows how many epochs it had done
+# on the date of the last `python -m graphrepro underway` committed from the machine that trains it; the hours
+# still left are in `python -m graphrepro bench --estimate paper --from-records`.
 
 # %%
 long_runs = configs.run(params, "long")
@@ -175,7 +176,7 @@ report.glue_figure("lrgb_head_curves", figures.curve_figure(curve, params, chanc
 order = tables.order_table(curve, params)
 display(order)
 glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
-tables.budget_table(everything, params)
+tables.budget_table(everything, params, underway.load("lrgb-head"))
 
 # %% [markdown]
 # ```{glue:figure} lrgb_head_curves

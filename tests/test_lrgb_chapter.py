@@ -732,3 +732,36 @@ def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows
     assert configs.config(full, *paper.FIRST_FULL) == configs.config({**full, "precision": "bfloat16"}, *paper.FIRST_FULL)
     assert "precision" not in configs.config(full, *paper.FIRST_FULL) and "step" not in configs.config(full, *paper.FIRST_FULL)
     assert "precision" not in configs.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs
+
+
+def test_the_budget_table_says_how_far_an_unrecorded_run_had_trained_on_the_snapshots_date():
+    params = pages.resolve("lrgb-head", "smoke", models=["GCN"], seeds=2)
+    full = configs.full_params(params)
+    recorded = hand_made_runs(full, {("GCN", "LRGB, linear head"): (0.6, 0.6)})
+    recorded = recorded[recorded.seed == 0]
+    training = configs.key(configs.config(full, "GCN", "LRGB, 2-layer head", 1))
+    snapshot = {"date": "2026-12-06", "runs": {training: {"epochs": 206, "planned": 500},
+                                               recorded.key.iloc[0]: {"epochs": 499, "planned": 500}}}  # recorded since
+    table = tables.budget_table(pd.concat([hand_made_runs(params), recorded]), params, snapshot)
+    assert table.loc[("GCN", "LRGB, 2-layer head"), "recorded"] == "0/2; training: 206 of 500 epochs on 2026-12-06"
+    assert table.loc[("GCN", "LRGB, linear head"), "recorded"] == "1/2"
+    assert table.loc[("GCN", "tuned"), "recorded"] == "0/2"
+    assert tables.budget_table(pd.concat([hand_made_runs(params), recorded]), params).equals(
+        tables.budget_table(pd.concat([hand_made_runs(params), recorded]), params, {"date": None, "runs": {}}))
+
+
+def test_underway_keeps_the_epochs_each_unrecorded_runs_checkpoint_holds():
+    from graphrepro import bench, underway
+
+    (experiment, members), = [g for g in bench.probe_groups("lrgb-head", pages.resolve("lrgb-head", "smoke")).values()][:1]
+    config = members[0]
+    state = lrgb.checkpoint_dir(experiment.key(config)) / "state.pt"
+    checkpoints.write_pinned(state, lambda tmp: torch.save({"curve": {"val_ap": [0.2, 0.3]}}, tmp))
+    runs = underway.checkpointed("lrgb-head", "smoke")
+    assert runs == {experiment.key(config): {**runs[experiment.key(config)], "epochs": 2,
+                                             "planned": experiment.planned_epochs(config)[1], "seed": config["seed"]}}
+    assert underway.load("lrgb-head") == {"date": None, "runs": {}}
+    underway.save("lrgb-head", runs)
+    assert underway.load("lrgb-head")["runs"] == runs
+    underway.save("lrgb-head", {})
+    assert underway.load("lrgb-head") == {"date": None, "runs": {}}

@@ -323,6 +323,16 @@ def test_a_checkpoint_carries_its_training_seconds_and_a_torn_one_none(tmp_path)
     assert not path.exists() and not path.with_suffix(".seconds").exists()
 
 
+def test_a_reader_that_only_looks_leaves_a_checkpoint_caught_between_its_two_moves(tmp_path, recwarn):
+    path = tmp_path / "run" / "state.pt"
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 1"))
+    path.write_bytes(b"epoch 2")  # the writer has moved the new state into place, not yet its pin
+    assert checkpoints.read_verified(path, repair=False) is None
+    assert path.read_bytes() == b"epoch 2" and path.with_suffix(".sha256").exists() and not recwarn.list
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 2"))
+    assert checkpoints.read_verified(path, repair=False) == b"epoch 2"
+
+
 def test_a_run_reading_its_checkpoint_sweeps_what_a_killed_writer_left(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     ended = paths.temporary_prefix().replace(f"-{os.getpid()}-", f"-{done.stdout.strip()}-")  # a process of this host that has ended

@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
                              "each whose re-run matches it is replaced by the re-run, the others stay with their reason "
                              "in results/uncommitted.json (with --chapter, --max-minutes; a rerun resumes)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
+    underway = sub.add_parser("underway", help="the runs training on this machine, epochs checkpointed of planned; "
+                                               "keeps results/underway/<chapter>.json, which the pages read")
+    underway.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
+    underway.add_argument("--profile", default="paper", choices=pages.PROFILES, help="whose runs to look for")
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
     bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
@@ -221,6 +225,22 @@ def _data() -> int:
     return 1 if refused else 0
 
 
+def _underway(args: argparse.Namespace) -> int:
+    from graphrepro import underway  # heavy (torch) once a chapter has checkpointed runs
+
+    slugs = [pages.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in pages.chapter_pages()]
+    for slug in slugs:
+        runs = underway.checkpointed(slug, args.profile)
+        path = underway.save(slug, runs)
+        if runs:
+            print(f"{slug}: {len(runs)} run(s) of the {args.profile} profile training here; kept in {path} (commit it)")
+            _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")},
+                     "epochs": f"{r['epochs']} of {r['planned']}"} for k, r in runs.items()])
+        else:
+            print(f"{slug}: no run of the {args.profile} profile is training here")
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm  # only `verify` draws progress
 
@@ -331,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, 130 when interrupted)."""
     args = _parse(list(sys.argv[1:] if argv is None else argv))
     commands = {"list": lambda: _list(), "run": lambda: _run(args), "train": lambda: _train(args), "book": lambda: _book(args),
-                "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args)}
+                "data": lambda: _data(), "verify": lambda: _verify(args), "bench": lambda: _bench(args),
+                "underway": lambda: _underway(args)}
     before = _store_sizes() if args.command in ("run", "train", "book") else {}
     try:
         return commands[args.command]()

@@ -66,16 +66,20 @@ def seconds(path: Path) -> float:
     return float(_seconds_path(path).read_text())
 
 
-def read_verified(path: Path) -> bytes | None:
-    """The checkpoint's bytes when they match their pinned sha256; otherwise None, and an unpinned or
-    mismatching file is removed so that nothing loads it later."""
+def read_verified(path: Path, repair: bool = True) -> bytes | None:
+    """The checkpoint's bytes when they match their pinned sha256; otherwise None, and (with ``repair``, as the
+    run that owns it starts) an unpinned or mismatching file is removed so that nothing loads it later. A reader
+    that only looks, while the run may be writing, passes ``repair=False``: it could see the new file before its pin."""
     pin = _pin_path(path)
-    paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
+    if repair:
+        paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
     if not path.exists():
         return None
     data = path.read_bytes()
     if pin.exists() and hashlib.sha256(data).hexdigest() == pin.read_text().strip():
         return data
+    if not repair:
+        return None
     path.unlink()
     pin.unlink(missing_ok=True)
     _seconds_path(path).unlink(missing_ok=True)

@@ -199,17 +199,19 @@ def save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
     checkpoints.write_pinned(folder / "state.pt", lambda path: torch.save(state, path))
 
 
-def load_checkpoint(folder: Path) -> dict[str, Any] | None:
-    """The saved state, only if its bytes match their pinned sha256, and then without unpickling code."""
-    data = checkpoints.read_verified(folder / "state.pt")
+def load_checkpoint(folder: Path, repair: bool = True) -> dict[str, Any] | None:
+    """The saved state, only if its bytes match their pinned sha256, and then without unpickling code
+    (``repair``: as ``checkpoints.read_verified``)."""
+    data = checkpoints.read_verified(folder / "state.pt", repair)
     if data is None:
         return None  # none, torn or edited: start over rather than trust it
     return torch.load(io.BytesIO(data), weights_only=True)
 
 
 def epochs_checkpointed(key: str) -> int:
-    """Epochs a run not yet recorded has finished in this machine's checkpoint (0 when it has none)."""
-    state = load_checkpoint(checkpoint_dir(key))
+    """Epochs a run not yet recorded has finished in this machine's checkpoint (0 when it has none); it only
+    looks, so a run training meanwhile loses nothing."""
+    state = load_checkpoint(checkpoint_dir(key), repair=False)
     return 0 if state is None else len(state["curve"]["val_ap"])
 
 

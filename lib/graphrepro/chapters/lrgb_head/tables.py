@@ -211,11 +211,11 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("stage") if rows else pd.DataFrame()
 
 
-def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
+def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str, Any] | None = None) -> pd.DataFrame:
     """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
     tuned 250), the paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which
-    any stopped early (from the records alone: a run training on some machine shows in ``bench --estimate``,
-    not in the book)."""
+    any stopped early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``)."""
+    training = (underway or {}).get("runs", {})
     planned = plan(params)
     short, long = (cells.stats(planned[planned.part == p], runs, ["model", "stage"], "test_ap") for p in ("main", "full"))
     full = cells.recorded(planned[planned.part == "full"], runs)
@@ -227,6 +227,10 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         done = full[(full.model == model) & (full.stage == stage)]
         stops = [int(e) for e in done.epochs_run if e < paper_epochs(model, stage)] if "epochs_run" in done else []
         status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, stops))})" if stops else "")
+        seen = [training[k] for k in mine.key if k in training and k not in set(done.key)]
+        if seen:
+            status += (f"; training: {', '.join(str(r['epochs']) for r in seen)} of {seen[0]['planned']} epochs"
+                       f" on {underway['date']}")
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt_runs(*short.loc[(model, stage), ["mean", "std", "n"]]),
                "500/250": fmt_runs(*long.loc[(model, stage), ["mean", "std", "n"]]),

@@ -1,0 +1,56 @@
+"""Runs training on this machine and not yet recorded: how many epochs their checkpoints hold, kept as
+``results/underway/<chapter>.json`` (``python -m graphrepro underway``) so that a page can say how far its
+long runs have got. A dated snapshot of one machine, not a result: a run's record supersedes its entry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from graphrepro import pages, paths
+
+RESULTS = "underway"
+
+
+def _path(slug: str) -> Path:
+    return paths.results_dir() / RESULTS / f"{slug}.json"
+
+
+def checkpointed(slug: str, profile: str = "paper") -> dict[str, dict[str, Any]]:
+    """Per key of the profile's unrecorded runs with a checkpoint here: its experiment, dataset and model, and
+    the epochs done and planned (it only looks: a run training meanwhile loses nothing)."""
+    if not any(e.checkpointed for e in pages.experiments(slug)):
+        return {}
+    from graphrepro import bench, store  # heavy (torch): only a chapter with checkpointed runs needs them
+
+    done = {r["key"] for r in store.records(slug)}
+    runs = {}
+    for (name, dataset, model), (experiment, members) in bench.probe_groups(slug, pages.resolve(slug, profile)).items():
+        for config in members:
+            key = experiment.key(config)
+            epochs = experiment.checkpointed(config) if experiment.checkpointed and key not in done else 0
+            if epochs:
+                runs[key] = {"experiment": name, "dataset": dataset, "model": model, "seed": config.get("seed"),
+                             "epochs": epochs, "planned": experiment.planned_epochs(config)[1]}
+    return runs
+
+
+def save(slug: str, runs: dict[str, dict[str, Any]]) -> Path | None:
+    """Keep ``runs`` (``checkpointed``) with when and where they were seen as ``results/underway/<slug>.json``;
+    with none, remove the file. Returns its path, or None."""
+    path = _path(slug)
+    if not runs:
+        path.unlink(missing_ok=True)
+        return None
+    from graphrepro.environment import measured_on  # torch: only the command that looks needs it
+
+    snapshot = {"chapter": slug, **measured_on(), "runs": runs}
+    paths.write_atomically(path, lambda tmp: tmp.write_text(json.dumps(snapshot, indent=1, sort_keys=True) + "\n"))
+    return path
+
+
+def load(slug: str) -> dict[str, Any]:
+    """The kept snapshot (``save``): its ``date`` and ``runs`` by key; an empty one where none is kept."""
+    path = _path(slug)
+    return json.loads(path.read_text()) if path.exists() else {"date": None, "runs": {}}
