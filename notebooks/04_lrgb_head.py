@@ -162,9 +162,9 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1.
 # The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
 # (the 30-epoch GCN pair is in the fidelity table below),
-# and how many of the papers'-budget runs are recorded. A run still training shows how many epochs it had done
-# on the date of the last `python -m graphrepro underway` committed from the machine that trains it; the hours
-# still left are in `python -m graphrepro bench --estimate paper --from-records`.
+# and how many of the papers'-budget runs are recorded. A run still training shows the epochs it had done on
+# the date of the last `python -m graphrepro underway lrgb-head` committed from the machine that trains it;
+# the hours still left are in `python -m graphrepro bench --estimate paper --from-records`.
 
 # %%
 long_runs = configs.run(params, "long")

@@ -757,7 +757,7 @@ def test_underway_keeps_the_epochs_each_unrecorded_runs_checkpoint_holds():
     config = members[0]
     state = lrgb.checkpoint_dir(experiment.key(config)) / "state.pt"
     checkpoints.write_pinned(state, lambda tmp: torch.save({"curve": {"val_ap": [0.2, 0.3]}}, tmp))
-    runs = underway.checkpointed("lrgb-head", "smoke")
+    runs = underway.checkpointed("lrgb-head", pages.resolve("lrgb-head", "smoke"))
     assert runs == {experiment.key(config): {**runs[experiment.key(config)], "epochs": 2,
                                              "planned": experiment.planned_epochs(config)[1], "seed": config["seed"]}}
     assert underway.load("lrgb-head") == {"date": None, "runs": {}}

@@ -245,6 +245,7 @@ def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the
     assert kg.train_run(data, config, cpu, key, stop_after=3) is None
     saved = kg.checkpoints.folder(kg.EXPERIMENT_NAME, key) / kg.CHECKPOINT
     assert saved.exists() and saved.with_suffix(".sha256").exists()
+    assert kg.EXPERIMENT.checkpointed(config) == 3  # what `bench --estimate` and `underway` read
     trained_s = kg.checkpoints.seconds(saved)
     resumed = kg.train_run(data, config, cpu, key)
     assert not saved.parent.exists()

@@ -57,10 +57,12 @@ def _parser() -> argparse.ArgumentParser:
                              "each whose re-run matches it is replaced by the re-run, the others stay with their reason "
                              "in results/uncommitted.json (with --chapter, --max-minutes; a rerun resumes)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
-    underway = sub.add_parser("underway", help="the runs training on this machine, epochs checkpointed of planned; "
-                                               "keeps results/underway/<chapter>.json, which the pages read")
-    underway.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
-    underway.add_argument("--profile", default="paper", choices=pages.PROFILES, help="whose runs to look for")
+    underway = sub.add_parser("underway", help="a chapter's runs training on this machine (as `train` names them), epochs "
+                                               "checkpointed of planned; keeps results/underway/<chapter>.json for its page")
+    underway.add_argument("chapter")
+    underway.add_argument("--profile", default="paper", help=f"one of {', '.join(pages.PROFILES)} (default paper: the long runs)")
+    underway.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                          help="as given to `train`")
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
     bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
@@ -226,18 +228,17 @@ def _data() -> int:
 
 
 def _underway(args: argparse.Namespace) -> int:
+    params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
     from graphrepro import underway  # heavy (torch) once a chapter has checkpointed runs
 
-    slugs = [pages.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in pages.chapter_pages()]
-    for slug in slugs:
-        runs = underway.checkpointed(slug, args.profile)
-        path = underway.save(slug, runs)
-        if runs:
-            print(f"{slug}: {len(runs)} run(s) of the {args.profile} profile training here; kept in {path} (commit it)")
-            _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")},
-                     "epochs": f"{r['epochs']} of {r['planned']}"} for k, r in runs.items()])
-        else:
-            print(f"{slug}: no run of the {args.profile} profile is training here")
+    runs = underway.checkpointed(args.chapter, params)
+    path = underway.save(args.chapter, runs)
+    if not runs:
+        print(f"{args.chapter} ({args.profile}): no run is training here")
+        return 0
+    print(f"{args.chapter} ({args.profile}): {len(runs)} run(s) training here; kept in {path} (commit it: the page reads it)")
+    _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")}, "epochs": f"{r['epochs']} of {r['planned']}"}
+            for k, r in runs.items()])
     return 0
 
 

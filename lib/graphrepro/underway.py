@@ -17,16 +17,16 @@ def _path(slug: str) -> Path:
     return paths.results_dir() / RESULTS / f"{slug}.json"
 
 
-def checkpointed(slug: str, profile: str = "paper") -> dict[str, dict[str, Any]]:
-    """Per key of the profile's unrecorded runs with a checkpoint here: its experiment, dataset and model, and
-    the epochs done and planned (it only looks: a run training meanwhile loses nothing)."""
+def checkpointed(slug: str, params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per key of the unrecorded runs ``params`` plan with a checkpoint here: its experiment, dataset and model,
+    and the epochs done and planned (it only looks: a run training meanwhile loses nothing)."""
     if not any(e.checkpointed for e in pages.experiments(slug)):
         return {}
     from graphrepro import bench, store  # heavy (torch): only a chapter with checkpointed runs needs them
 
     done = {r["key"] for r in store.records(slug)}
     runs = {}
-    for (name, dataset, model), (experiment, members) in bench.probe_groups(slug, pages.resolve(slug, profile)).items():
+    for (name, dataset, model), (experiment, members) in bench.probe_groups(slug, params).items():
         for config in members:
             key = experiment.key(config)
             epochs = experiment.checkpointed(config) if experiment.checkpointed and key not in done else 0

@@ -7,6 +7,7 @@ candidate counts as an artefact, so every metric on the page is recomputed from 
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import shutil
 import time
@@ -205,6 +206,13 @@ CHECKPOINT_MINUTES = 10  # a long run (RotatE's published WN18RR setting: over a
 CHECKPOINT = "checkpoint.pt"
 
 
+def epochs_checkpointed(key: str) -> int:
+    """Epochs a run not yet recorded has finished in this machine's pykeen checkpoint (0 when it has none); it
+    only looks, so a run training meanwhile loses nothing. The pickle is read only once its sha256 matches."""
+    data = checkpoints.read_verified(checkpoints.folder(EXPERIMENT_NAME, key) / CHECKPOINT, repair=False)
+    return 0 if data is None else int(torch.load(io.BytesIO(data), map_location="cpu", weights_only=False)["epoch"])
+
+
 def pinned_loop(name: str, started: float) -> type:
     """pykeen's training loop ``name`` whose checkpoints are written atomically and pinned by their sha256
     (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk.
@@ -351,4 +359,4 @@ EXPERIMENT_NAME = "kg-rank"
 EXPERIMENT = Experiment(EXPERIMENT_NAME, 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("mrr", "mr", "hits_at_k", "amri", "z_mrr"),
                         epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb,
-                        speed_fields=FAST_FIELDS)
+                        checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=FAST_FIELDS)
