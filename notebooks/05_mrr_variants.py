@@ -53,7 +53,7 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from graphrepro import pages, report
+from graphrepro import pages, report, underway
 from graphrepro.chapters.mrr_variants import claims, configs, figures, paper, tables
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")
@@ -167,7 +167,7 @@ tables.kg_crosscheck(kgs_frame)
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)
-tables.quality_table(quality)
+tables.quality_table(quality, underway.load("mrr-variants"))
 
 # %% [markdown]
 # **A loss that changed between pykeen versions.** Under LCWA, pykeen's cross-entropy sets the softmax over all

@@ -386,6 +386,11 @@ def test_a_model_counts_in_the_size_analysis_only_at_the_papers_quality():
     shown = tables.quality_table(tables.quality_frame(frame, params))
     assert shown.loc[("Nations", "RotatE")].tolist() == ["51.2", "46.5 ± 0.7", "91%", "counts"]
     assert shown.loc[("UMLS", "RotatE"), "paper"] == "–"
+    frame_keys = tables.quality_frame(frame, params).set_index(["dataset", "model"]).key
+    snapshot = {"date": "2026-12-06", "runs": {k: {"epochs": 40, "planned": 351} for k in frame_keys}}  # one recorded since
+    seen = tables.quality_table(tables.quality_frame(frame, params), snapshot)
+    assert seen.loc[("Kinships", "TuckER"), "quality"] == f"{q.NOT_RUN.value} (training: 40 of 351 epochs on 2026-12-06)"
+    assert seen.loc[("Nations", "RotatE"), "quality"] == "counts"
     kept = tables.counted(frame, tables.quality_frame(frame, params))
     assert list(zip(kept.dataset, kept.model)) == [("nations", "RotatE")] * 2
     assert claims.above_text(tables.quality_frame(frame, params)) == "none"  # 91% is not above the paper's

@@ -224,18 +224,26 @@ def quality_frame(frame: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         quality = (Quality.NOT_RUN if not runs else Quality.NO_PAPER if math.isnan(paper) else
                    Quality.COUNTS if share >= 1 - QUALITY_TOLERANCE else Quality.UNDER_TRAINED if epochs < own else Quality.BELOW)
         rows.append({"dataset": cell[0], "model": cell[1], "paper": paper, "ours": mean, "sd": std, "runs": runs,
-                     "share": share, "epochs": epochs, "quality": quality.value})
-    return pd.DataFrame(rows, columns=["dataset", "model", "paper", "ours", "sd", "runs", "share", "epochs", "quality"])
+                     "share": share, "epochs": epochs, "quality": quality.value, "key": kg.EXPERIMENT.key(config)})
+    return pd.DataFrame(rows, columns=["dataset", "model", "paper", "ours", "sd", "runs", "share", "epochs", "quality", "key"])
 
 
-def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
+def quality_table(quality: pd.DataFrame, underway: dict[str, Any] | None = None) -> pd.DataFrame:
     """``quality_frame`` as the page shows it, narrow enough for a phone: the paper's MRR beside ours (× 100; ± over
-    seeds where there are several), our share of it and the verdict (the epochs are the plan's table's)."""
+    seeds where there are several), our share of it and the verdict (the epochs are the plan's table's); a model
+    not run yet says how far its seed-0 run had trained as of ``underway`` (``underway.load``)."""
+    training = (underway or {}).get("runs", {})
+
+    def verdict(word: str, key: str) -> str:
+        run = training.get(key) if word == Quality.NOT_RUN.value else None
+        return f"{word} (training: {run['epochs']} of {run['planned']} epochs on {underway['date']})" if run else word
+
     return pd.DataFrame({"dataset": quality.dataset.map(KG_LABELS), "model": quality.model,
                          "paper": ["–" if math.isnan(p) else f"{p:.1f}" for p in quality.paper],
                          "ours": [fmt(m, s) if n > 1 else "–" if not n else f"{m:.1f}" for m, s, n in zip(quality.ours, quality.sd, quality.runs)],
                          "share": ["–" if math.isnan(x) else f"{x:.0%}" for x in quality.share],
-                         "quality": quality.quality}).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
+                         "quality": [verdict(q, k) for q, k in zip(quality.quality, quality.key)]}
+                        ).set_index(["dataset", "model"]).rename_axis(columns=f"MRR {SCALE}")
 
 
 def counted(frame: pd.DataFrame, quality: pd.DataFrame) -> pd.DataFrame:
