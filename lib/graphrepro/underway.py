@@ -5,6 +5,7 @@ long runs have got. A dated snapshot of one machine, not a result: a run's recor
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,12 @@ def load(slug: str) -> dict[str, Any]:
     """The kept snapshot (``save``): its ``date`` and ``runs`` by key; an empty one where none is kept."""
     path = _path(slug)
     return json.loads(path.read_text()) if path.exists() else {"date": None, "runs": {}}
+
+
+def words(snapshot: dict[str, Any] | None, keys: Iterable[str]) -> str:
+    """How far the runs ``keys`` that ``snapshot`` (``load``) lists had trained ("training: 206 of 500 epochs on
+    2026-12-06"); "" where it lists none of them."""
+    runs = [snapshot["runs"][k] for k in keys if snapshot and k in snapshot["runs"]]
+    if not runs:
+        return ""
+    return f"training: {', '.join(str(r['epochs']) for r in runs)} of {runs[0]['planned']} epochs on {snapshot['date']}"

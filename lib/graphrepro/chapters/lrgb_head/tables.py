@@ -31,6 +31,7 @@ from graphrepro.data.registry import DATASETS, resolve
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
 from graphrepro.report import fmt, fmt_runs
+from graphrepro.underway import words as underway_words
 from graphrepro.verdicts import Budget, Cell, Estimate, judge_cell
 
 
@@ -215,7 +216,6 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str,
     """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
     tuned 250), the paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which
     any stopped early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``)."""
-    training = (underway or {}).get("runs", {})
     planned = plan(params)
     short, long = (cells.stats(planned[planned.part == p], runs, ["model", "stage"], "test_ap") for p in ("main", "full"))
     full = cells.recorded(planned[planned.part == "full"], runs)
@@ -227,10 +227,8 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str,
         done = full[(full.model == model) & (full.stage == stage)]
         stops = [int(e) for e in done.epochs_run if e < paper_epochs(model, stage)] if "epochs_run" in done else []
         status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, stops))})" if stops else "")
-        seen = [training[k] for k in mine.key if k in training and k not in set(done.key)]
-        if seen:
-            status += (f"; training: {', '.join(str(r['epochs']) for r in seen)} of {seen[0]['planned']} epochs"
-                       f" on {underway['date']}")
+        training = underway_words(underway, mine.key[~mine.key.isin(done.key)])
+        status += f"; {training}" if training else ""
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt_runs(*short.loc[(model, stage), ["mean", "std", "n"]]),
                "500/250": fmt_runs(*long.loc[(model, stage), ["mean", "std", "n"]]),

@@ -30,6 +30,7 @@ from graphrepro.chapters.mrr_variants.paper import (
 from graphrepro.experiments import kg, linkpred
 from graphrepro.metrics import ranking
 from graphrepro.report import fmt, mean_std
+from graphrepro.underway import words as underway_words
 
 PER_HUNDRED = ("mrr", "hits_at_k", "amri", "amrr", "ahk")  # shown × 100 everywhere on the page; ranks, AMR and z-scores as they are
 SCALE = "×100"
@@ -232,11 +233,9 @@ def quality_table(quality: pd.DataFrame, underway: dict[str, Any] | None = None)
     """``quality_frame`` as the page shows it, narrow enough for a phone: the paper's MRR beside ours (× 100; ± over
     seeds where there are several), our share of it and the verdict (the epochs are the plan's table's); a model
     not run yet says how far its seed-0 run had trained as of ``underway`` (``underway.load``)."""
-    training = (underway or {}).get("runs", {})
-
     def verdict(word: str, key: str) -> str:
-        run = training.get(key) if word == Quality.NOT_RUN.value else None
-        return f"{word} (training: {run['epochs']} of {run['planned']} epochs on {underway['date']})" if run else word
+        training = underway_words(underway, [key]) if word == Quality.NOT_RUN.value else ""
+        return f"{word} ({training})" if training else word
 
     return pd.DataFrame({"dataset": quality.dataset.map(KG_LABELS), "model": quality.model,
                          "paper": ["–" if math.isnan(p) else f"{p:.1f}" for p in quality.paper],
