@@ -236,7 +236,7 @@ def test_findings_quote_the_frames_the_page_shows():
 
 
 @pytest.mark.slow
-def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result():
+def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the_same_result(monkeypatch):
     """pykeen's checkpoint (model, optimiser, random states) resumes a run as if it had not stopped; the
     checkpoint is pinned by its sha256, and a finished run leaves none behind."""
     config = {**kg.make_config("nations", "RotatE", 0, epochs=6), "source": kg.DEFAULTS}  # sLCWA, cheap
@@ -245,7 +245,9 @@ def test_an_interrupted_knowledge_graph_run_continues_from_its_checkpoint_to_the
     assert kg.train_run(data, config, cpu, key, stop_after=3) is None
     saved = kg.checkpoints.folder(kg.EXPERIMENT_NAME, key) / kg.CHECKPOINT
     assert saved.exists() and saved.with_suffix(".sha256").exists()
-    assert kg.EXPERIMENT.checkpointed(config) == 3  # what `bench --estimate` and `underway` read
+    with monkeypatch.context() as patched:
+        patched.setattr(torch, "load", lambda *a, **k: pytest.fail("an observer unpickled the checkpoint"))
+        assert kg.EXPERIMENT.checkpointed(config) == 3  # what `bench --estimate` and `underway` read, from the count beside it
     trained_s = kg.checkpoints.seconds(saved)
     resumed = kg.train_run(data, config, cpu, key)
     assert not saved.parent.exists()

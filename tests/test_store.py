@@ -310,17 +310,21 @@ def test_freed_blocks_of_varying_size_go_back_to_the_system_when_asked(tmp_path)
     assert held > 20 and after < 15, (held, after)
 
 
-def test_a_checkpoint_carries_its_training_seconds_and_a_torn_one_none(tmp_path):
+def test_a_checkpoint_carries_its_counts_and_a_torn_one_none(tmp_path):
     path = tmp_path / "run" / "state.pt"
-    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"state"), seconds=12.5)
-    assert checkpoints.seconds(path) == 12.5
-    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"later"))  # none given: the old count goes with the old state
-    assert checkpoints.seconds(path) == 0.0
-    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"latest"), seconds=20.0)
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"state"), seconds=12.5, epochs=3)
+    assert checkpoints.seconds(path) == 12.5 and checkpoints.count(path, "epochs", repair=False) == 3
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"later"), epochs=4)  # none given: the old count goes with the old state
+    assert checkpoints.seconds(path) == 0.0 and checkpoints.count(path, "epochs") == 4
+    with pytest.raises(ValueError, match="not loss"):
+        checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"other"), loss=0.5)
+    assert path.read_bytes() == b"later"
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"latest"), seconds=20.0, epochs=5)
     path.write_bytes(b"torn")
+    assert checkpoints.count(path, "epochs", repair=False) == 0.0 and path.with_suffix(".epochs").exists()  # only looks
     with pytest.warns(checkpoints.TornCheckpoint, match="starts over"):
         assert checkpoints.seconds(path) == 0.0
-    assert not path.exists() and not path.with_suffix(".seconds").exists()
+    assert not path.exists() and not path.with_suffix(".seconds").exists() and not path.with_suffix(".epochs").exists()
 
 
 def test_a_reader_that_only_looks_leaves_a_checkpoint_caught_between_its_two_moves(tmp_path, recwarn):

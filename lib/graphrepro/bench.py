@@ -253,13 +253,15 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     records give an upper bound); one whose records all differ from the profile's runs in a setting (fewer
     negatives, a faster step) names it: its epochs may cost otherwise."""
     keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
-    done = {r["key"] for r in store.records(slug)}
+    records = store.records(slug)
+    done = {r["key"] for r in records}
+    params = pages.resolve(slug, profile)
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for record in store.records(slug):
+    for record in records:
         if record["key"] in keys:
             recorded.setdefault(_label(experiment_of(record["config"], pages.experiments(slug)), record["config"]), []).append(record)
     rows = []
-    for label, (experiment, members) in probe_groups(slug, pages.resolve(slug, profile)).items():
+    for label, (experiment, members) in probe_groups(slug, params).items():
         field = experiment.planned_epochs(members[0])[0]
         optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
 

@@ -7,7 +7,6 @@ candidate counts as an artefact, so every metric on the page is recomputed from 
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import shutil
 import time
@@ -207,16 +206,16 @@ CHECKPOINT = "checkpoint.pt"
 
 
 def epochs_checkpointed(key: str) -> int:
-    """Epochs a run not yet recorded has finished in this machine's pykeen checkpoint (0 when it has none); it
-    only looks, so a run training meanwhile loses nothing. The pickle is read only once its sha256 matches."""
-    data = checkpoints.read_verified(checkpoints.folder(EXPERIMENT_NAME, key) / CHECKPOINT, repair=False)
-    return 0 if data is None else int(torch.load(io.BytesIO(data), map_location="cpu", weights_only=False)["epoch"])
+    """Epochs a run not yet recorded has finished in this machine's pykeen checkpoint (0 when it has none), as the
+    count beside it says; it only looks, never unpickles, so a run training meanwhile loses nothing."""
+    return int(checkpoints.count(checkpoints.folder(EXPERIMENT_NAME, key) / CHECKPOINT, "epochs", repair=False))
 
 
 def pinned_loop(name: str, started: float) -> type:
     """pykeen's training loop ``name`` whose checkpoints are written atomically and pinned by their sha256
     (``graphrepro.checkpoints``): pykeen unpickles a checkpoint, so only a verified one may stay on disk.
-    Each carries the seconds since ``started`` (a ``time.perf_counter`` reading, earlier processes included)."""
+    Each carries the seconds since ``started`` (a ``time.perf_counter`` reading, earlier processes included) and
+    the epochs it holds."""
     from pykeen.training import training_loop_resolver  # heavy (pykeen): only knowledge-graph runs load it
 
     base = training_loop_resolver.lookup(name)
@@ -224,7 +223,7 @@ def pinned_loop(name: str, started: float) -> type:
     class PinnedLoop(base):  # type: ignore[valid-type, misc]
         def _save_state(self, path: Any, *args: Any, **kwargs: Any) -> None:
             checkpoints.write_pinned(Path(path), lambda tmp: base._save_state(self, tmp, *args, **kwargs),
-                                     seconds=time.perf_counter() - started)
+                                     seconds=time.perf_counter() - started, epochs=self._epoch)
 
     PinnedLoop.__name__ = PinnedLoop.__qualname__ = f"Pinned{base.__name__}"
     return PinnedLoop
