@@ -379,6 +379,10 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
     verdicts = decided(params, pd.concat([short, full]))
     assert verdicts["gcn-head-gain"] == ("does not hold", "59.0 vs 60.0 (500 epochs)")
     assert verdicts["gcn-tuned-vs-gps"][0] == "not decided (2 of 250 epochs)"
+    # with one of the two planned seeds at 500 epochs in a cell, that claim is not decided either
+    one_seed = full[full.key != configs.key(configs.config(configs.full_params(params), "GCN", "LRGB, 2-layer head", 1))]
+    assert decided(params, pd.concat([short, one_seed]))["gcn-head-gain"] == (
+        "not decided (1 of 2 seed(s) at 500 epochs)", "58.0 vs 60.0; at 1 seed(s) at 500 epochs it would not hold")
     table = tables.budget_table(pd.concat([short, full]), params)
     assert table.loc[("GCN", "LRGB, 2-layer head"), "500/250"] == "59.0 ± 1.4"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "2 epochs"] == "53.0 ± 0.0"

@@ -72,6 +72,7 @@ def claims(t: Tables) -> list[Claim]:
     them, else on the profile's (then not decided while that is shorter than the papers')."""
     params, tol = t.params, t.params["tolerance"]
     short, full = stage_means(t.main), stage_means(t.full)
+    had, planned = t.full.set_index(["model", "stage"])["seeds"], full_seeds(t.plan)
 
     def claim(id: str, statement: str, cells: list[tuple[str, str]], rule: Callable[..., bool], evidence: str) -> Claim:
         epochs = max(paper_epochs(m, s) for m, s in cells)
@@ -79,6 +80,8 @@ def claims(t: Tables) -> list[Claim]:
         budget = None
         if any(math.isnan(v) for v in values):
             values, budget = [stage_mean(short, m, s) for m, s in cells], Budget(params["epochs"] or epochs, epochs)
+        elif (seeds := min(int(had[c]) for c in cells)) < (want := min(planned[c] for c in cells)):
+            budget = Budget(seeds, want, f"seed(s) at {epochs} epochs")
 
         suffix = "" if budget and budget.short else f" ({epochs} epochs)"
         return compare(id, statement, values, rule, evidence + suffix, budget=budget, unavailable="" if available() else UNAVAILABLE)
@@ -94,3 +97,8 @@ def claims(t: Tables) -> list[Claim]:
     rows.append(claim("gps-head-insensitive", f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}",
                       [gps, (lrgb.GPS, "tuned, linear head")], lambda a, b: abs(a - b) <= tol, "2-layer {:.1f} vs linear {:.1f}"))
     return rows
+
+
+def full_seeds(plan: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """The seeds planned at the papers' epochs per (model, stage)."""
+    return plan[plan.part == "full"].groupby(["model", "stage"]).size().to_dict()
