@@ -181,11 +181,13 @@ def test_an_effect_is_decided_on_the_interval_of_its_paired_differences():
     not decided (inside the noise), one pair is not decided (one run), none is not run."""
     from scipy import stats as scipy_stats
 
-    from graphrepro.verdicts import interval_evidence, paired_interval
+    from graphrepro.verdicts import interval_evidence, paired_interval, paired_words
 
     mean, low, high = paired_interval([1.0, 2.0, 3.0])
     assert mean == 2.0 and (low, high) == pytest.approx(scipy_stats.t.interval(0.95, 2, loc=2.0, scale=1.0 / 3**0.5))
     assert paired_interval([4.0])[0] == 4.0 and math.isnan(paired_interval([4.0])[1])
+    assert paired_words([1.0, 2.0, 3.0])[2] == f"+2.0 [{low:+.1f}, {high:+.1f}] over 3 seeds" == "+2.0 [-0.5, +4.5] over 3 seeds"
+    assert paired_words([-0.04])[2] == "+0.0 on one seed" and paired_words([])[2] == "not recorded yet"
     outcome = lambda low, high, runs=3: (lambda e: (e.holds, e.undecided))(interval_evidence(low, high, -1.0, 1.0, "", runs))  # noqa: E731
     assert outcome(-0.5, 0.5) == (True, "")
     assert outcome(1.5, 3.0) == (False, "") and outcome(-3.0, -1.5) == (False, "")

@@ -199,6 +199,15 @@ def paired_interval(differences: list[float], level: float = LEVEL) -> tuple[flo
     return mean, mean - half, mean + half
 
 
+def paired_words(differences: list[float]) -> tuple[float, float, str]:
+    """``paired_interval`` of ``differences`` and the mean with it in words: '+1.2 [-0.3, +2.7] over 3 seeds'."""
+    mean, low, high = paired_interval(differences)
+    signed = lambda v: f"{round(v, 1) + 0.0:+.1f}"  # noqa: E731  (no "-0.0")
+    if len(differences) < 2:
+        return low, high, "not recorded yet" if not differences else f"{signed(mean)} on one seed"
+    return low, high, f"{signed(mean)} [{signed(low)}, {signed(high)}] over {len(differences)} seeds"
+
+
 def interval_evidence(low: float, high: float, lowest: float, highest: float, text: str, runs: int = 2) -> Evidence:
     """A claim that an effect lies in [``lowest``, ``highest``], decided on its interval over ``runs`` paired runs:
     holds when the interval lies inside, does not hold when it lies wholly outside, else not decided (inside the

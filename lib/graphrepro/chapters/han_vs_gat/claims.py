@@ -22,7 +22,7 @@ from graphrepro.verdicts import (
     compare,
     difference_interval,
     interval_evidence,
-    paired_interval,
+    paired_words,
     tally,
 )
 
@@ -100,18 +100,9 @@ def claims(t: Tables) -> list[Claim]:
     return rows
 
 
-def _interval_text(gap: list[float]) -> tuple[float, float, str]:
-    """The 95% interval of paired differences, and them in words: mean [low, high] over n seeds."""
-    mean, low, high = paired_interval(gap)
-    signed = lambda v: f"{round(v, 1) + 0.0:+.1f}"  # noqa: E731  (no "-0.0")
-    if len(gap) < 2:
-        return low, high, "not recorded yet" if not gap else f"{signed(mean)} on one seed"
-    return low, high, f"{signed(mean)} [{signed(low)}, {signed(high)}] over {len(gap)} seeds"
-
-
 def _gap_evidence(what: str, gap: list[float], lowest: float) -> Evidence:
     """'A matches or beats B within a margin' on A - B per seed: its 95% interval at or above ``lowest``."""
-    low, high, text = _interval_text(gap)
+    low, high, text = paired_words(gap)
     return interval_evidence(low, high, lowest, math.inf, f"{what} {text}", len(gap))
 
 
@@ -124,7 +115,7 @@ def _paper_lead(dataset: str) -> Estimate:
 def _lead_evidence(gap: list[float], paper: Estimate, tolerance: float) -> Evidence:
     """Our GAT - HAN against the paper's: holds when the interval of the two leads' difference lies within
     ±``tolerance``, does not hold when it lies wholly outside; says when the sign holds but the size does not."""
-    low, high, text = _interval_text(gap)
+    low, high, text = paired_words(gap)
     ours = Estimate(statistics.fmean(gap) if gap else math.nan, statistics.stdev(gap) if len(gap) > 1 else math.nan, len(gap))
     vs_low, vs_high = difference_interval(ours, paper)
     found = interval_evidence(vs_low, vs_high, -tolerance, tolerance, f"ours {text} against the paper's {paper.mean:+.2f}", len(gap))
@@ -137,7 +128,7 @@ def _every_dataset(gains: dict[str, list[float]], lowest: float, highest: float)
     """A claim about Simple-HGN's gain from an addition on every dataset (full minus ablated, per seed): holds
     when every dataset's interval lies in [``lowest``, ``highest``], does not hold when one lies wholly outside,
     else not decided (inside the noise); not run while a dataset has no pair of seeds."""
-    words = {d: _interval_text(g) for d, g in gains.items()}
+    words = {d: paired_words(g) for d, g in gains.items()}
     outcomes = [interval_evidence(low, high, lowest, highest, "", len(gains[d])) for d, (low, high, _) in words.items()]
     text = ", ".join(f"{d} {w}" for d, (_, _, w) in words.items()) + " (full model minus ablated, points)"
     if not outcomes or any(e.holds is None and not e.undecided for e in outcomes):

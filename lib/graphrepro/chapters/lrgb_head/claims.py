@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
 from graphrepro import report
-from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES, UNAVAILABLE
+from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES, PAPER, UNAVAILABLE
 from graphrepro.chapters.lrgb_head.stages import available, paper_epochs
-from graphrepro.chapters.lrgb_head.tables import Tables, stage_mean, stage_means
+from graphrepro.chapters.lrgb_head.tables import Tables, seed_values, stage_mean, stage_means
 from graphrepro.experiments import lrgb
-from graphrepro.verdicts import Budget, Claim, Headline, compare
+from graphrepro.verdicts import Budget, Claim, Headline, interval_evidence, paired_words
 
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
@@ -68,37 +67,40 @@ def headline(t: Tables) -> dict[str, Any]:
 
 
 def claims(t: Tables) -> list[Claim]:
-    """The chapter's claims, each decided on the papers'-budget records where every cell it compares has
-    them, else on the profile's (then not decided while that is shorter than the papers')."""
+    """The chapter's claims, each decided by the 95% interval of its per-seed differences (the first cell minus
+    the second, paired by seed; ``verdicts.interval_evidence``) on the papers'-budget records where every cell it
+    compares has one, else on the profile's: then not decided while that is shorter than the papers', as it is
+    while a planned seed at the papers' epochs is missing."""
     params, tol = t.params, t.params["tolerance"]
-    short, full = stage_means(t.main), stage_means(t.full)
-    had, planned = t.full.set_index(["model", "stage"])["seeds"], full_seeds(t.plan)
 
-    def claim(id: str, statement: str, cells: list[tuple[str, str]], rule: Callable[..., bool], evidence: str) -> Claim:
+    def claim(id: str, statement: str, cells: list[tuple[str, str]], bounds: tuple[float, float], what: str,
+              paper: float = math.nan) -> Claim:
         epochs = max(paper_epochs(m, s) for m, s in cells)
-        values = [stage_mean(full, m, s) for m, s in cells]
+        a, b = full = [seed_values(t.plan, t.runs, "full", *c) for c in cells]
         budget = None
-        if any(math.isnan(v) for v in values):
-            values, budget = [stage_mean(short, m, s) for m, s in cells], Budget(params["epochs"] or epochs, epochs)
-        elif (seeds := min(int(had[c]) for c in cells)) < (want := min(planned[c] for c in cells)):
-            budget = Budget(seeds, want, f"seed(s) at {epochs} epochs")
-
-        suffix = "" if budget and budget.short else f" ({epochs} epochs)"
-        return compare(id, statement, values, rule, evidence + suffix, budget=budget, unavailable="" if available() else UNAVAILABLE)
+        if not all(v.notna().any() for v in full):
+            a, b = (seed_values(t.plan, t.runs, "main", *c) for c in cells)
+            budget = Budget(params["epochs"] or epochs, epochs)
+        elif (paired := int((a - b).notna().sum())) < (want := min(len(v) for v in full)):
+            budget = Budget(paired, want, f"seed(s) at {epochs} epochs")
+        gap = list((a - b).dropna())
+        low, high, words = paired_words(gap)
+        text = f"{what} {words}" + (f"; {a.mean():.1f} vs {b.mean():.1f}" if gap else "")
+        if not math.isnan(paper):
+            text += f"; {'below ' if high < paper - tol else ''}the paper's {paper:+.1f}"
+        text += "" if budget and budget.short else f" ({epochs} epochs)"
+        return Claim(id, statement, lambda: interval_evidence(low, high, *bounds, text, len(gap)), budget,
+                     "" if available() else UNAVAILABLE)
 
     gps, rows = (lrgb.GPS, "tuned"), []
     for model in params["models"]:
         linear, two, tuned = ((model, s) for s in HEAD_STAGES)
+        lead = PAPER.get(tuned, (math.nan,))[0] - PAPER[gps][0]
         rows.append(claim(f"{model.lower()}-head-gain",
                           f"{model}: the 2-layer head alone improves on LRGB's linear head by more than {tol:g}",
-                          [two, linear], lambda a, b: a > b + tol, "{:.1f} vs {:.1f}"))
+                          [two, linear], (tol, math.inf), "2-layer − linear head"))
         rows.append(claim(f"{model.lower()}-tuned-vs-gps", f"{model}: tuned matches or beats tuned GPS (within {tol:g})",
-                          [tuned, gps], lambda a, b: a >= b - tol, "tuned {:.1f} vs GPS {:.1f}"))
+                          [tuned, gps], (-tol, math.inf), "tuned − GPS", lead))
     rows.append(claim("gps-head-insensitive", f"GPS is insensitive to the head: linear and 2-layer heads within {tol:g}",
-                      [gps, (lrgb.GPS, "tuned, linear head")], lambda a, b: abs(a - b) <= tol, "2-layer {:.1f} vs linear {:.1f}"))
+                      [gps, (lrgb.GPS, "tuned, linear head")], (-tol, tol), "2-layer − linear head"))
     return rows
-
-
-def full_seeds(plan: pd.DataFrame) -> dict[tuple[str, str], int]:
-    """The seeds planned at the papers' epochs per (model, stage)."""
-    return plan[plan.part == "full"].groupby(["model", "stage"]).size().to_dict()

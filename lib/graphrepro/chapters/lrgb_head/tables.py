@@ -198,6 +198,18 @@ def stage_mean(means: pd.Series, model: str, stage: str) -> float:
     return float(means.get((model, stage), math.nan))
 
 
+def planned_runs(planned: pd.DataFrame, part: str, model: str, stage: str) -> pd.DataFrame:
+    """The rows of ``configs.plan`` for one cell at one part (``main``: the profile's epochs, ``full``: the papers')."""
+    return planned[(planned.part == part) & (planned.model == model) & (planned.stage == stage)]
+
+
+def seed_values(planned: pd.DataFrame, runs: pd.DataFrame, part: str, model: str, stage: str) -> pd.Series:
+    """One cell's test AP × 100 per planned seed at one part, indexed by seed (NaN: not recorded, or diverged)."""
+    mine = planned_runs(planned, part, model, stage)
+    known = runs.drop_duplicates("key").set_index("key")["test_ap"] if "test_ap" in runs else pd.Series(dtype=float)
+    return pd.Series(100 * mine.key.map(known).astype(float).to_numpy(), index=mine.seed.to_numpy(), dtype=float)
+
+
 def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
     """``fidelity_check`` as a table: per stage, fp32 and bf16 (mean ± std), their difference, the allowed
     difference and whether bf16 is within it."""
@@ -223,7 +235,7 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str,
     for model, stage in table_cells(params):
         if stage not in HEAD_STAGES and (model, stage) != (lrgb.GPS, "tuned"):
             continue
-        mine = planned[(planned.part == "full") & (planned.model == model) & (planned.stage == stage)]
+        mine = planned_runs(planned, "full", model, stage)
         done = full[(full.model == model) & (full.stage == stage)]
         stops = [int(e) for e in done.epochs_run if e < paper_epochs(model, stage)] if "epochs_run" in done else []
         status = f"{len(done)}/{len(mine)}" + (f" (stopped at {', '.join(map(str, stops))})" if stops else "")
