@@ -159,7 +159,8 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # trained longer shows whether the head's gain holds; runs at the papers' own epochs (LRGB's configurations
 # 500, tuned 250; `python -m graphrepro train lrgb-head --profile paper`) decide the claims once recorded.
 # That command trains the claims' cells first (GCN's three, tuned GatedGCN, GatedGCN's LRGB stages, GINE's three),
-# then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1.
+# then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1, except that a run
+# already under way on the machine (a checkpoint holds some of its epochs) resumes before a new one starts.
 # The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
 # (the 30-epoch GCN pair is in the fidelity table below),
 # and how many of the papers'-budget runs are recorded. A run still training shows the epochs it had done on

@@ -226,3 +226,19 @@ def test_fair_eval_runs_of_different_settings_train_as_one_batch(tmp_path, monke
     for r in records:
         m = r["metrics"]
         assert m["test_acc"] in (m["test_p_acc"], m["test_q_acc"]) and m["val_acc"] == max(m["val_p_acc"], m["val_q_acc"])
+
+
+def test_runs_that_do_not_stack_keep_their_order_and_those_under_way_train_first():
+    """One batch per run in the grid's order (seed 0 of each stage before seed 1, not grouped by stage), and
+    runs with a checkpoint here ahead of the rest, each part in that order."""
+    import dataclasses
+
+    from graphrepro.experiments import lrgb
+    from graphrepro.grid import batches, resume_first
+
+    order = [lrgb.make_config("GCN", "lrgb", seed, head_layers=head) for seed in (0, 1) for head in (1, 2)]
+    assert batches(order, lrgb.EXPERIMENT, max_members=10) == [[c] for c in order]
+    under_way = {(1, 2): 192, (0, 1): 7}  # (seed, head layers) -> epochs checkpointed
+    experiment = dataclasses.replace(lrgb.EXPERIMENT, checkpointed=lambda c: under_way.get((c["seed"], c["head_layers"]), 0))
+    assert resume_first(order, experiment) == [order[0], order[3], order[1], order[2]]
+    assert resume_first(order, dataclasses.replace(lrgb.EXPERIMENT, checkpointed=None)) == order

@@ -88,12 +88,23 @@ def run_batch(experiment: experiments.Experiment, configs: list[dict[str, Any]],
 
 def batches(configs: list[dict[str, Any]], experiment: experiments.Experiment, max_members: int) -> list[list[dict[str, Any]]]:
     """Group configs that share data and the experiment's batch key (by default: differ only in their
-    seed), at most ``max_members`` per batch (one per batch when the experiment does not stack members)."""
-    max_members = max_members if experiment.stacks else 1
+    seed), at most ``max_members`` per batch, the groups in the order of their first configs; one config per
+    batch, in the given order, when the experiment does not stack members."""
+    if not experiment.stacks:
+        return [[config] for config in configs]
     groups: dict[Any, list[dict[str, Any]]] = {}
     for config in configs:
         groups.setdefault((experiment.data_key(config), experiment.batch_of(config)), []).append(config)
     return [group[i : i + max_members] for group in groups.values() for i in range(0, len(group), max_members)]
+
+
+def resume_first(configs: list[dict[str, Any]], experiment: experiments.Experiment) -> list[dict[str, Any]]:
+    """``configs`` with the runs under way here (a checkpoint holds some of their epochs) first, each part in
+    the given order: a run hours into training lands before a new one starts, and less is at stake if the
+    machine is lost."""
+    if experiment.checkpointed is None:
+        return configs
+    return sorted(configs, key=lambda config: experiment.checkpointed(config) == 0)
 
 
 def default_workers() -> int:
@@ -187,7 +198,7 @@ def run_grid(
 ) -> pd.DataFrame:
     """Records for every config, training (and recording) only those not yet in the store; configs that
     differ only in their seed train together as one stacked model of up to ``max_members`` members.
-    Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
+    Runs under way here (``resume_first``) train first, then the rest in the given order. Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
     grid has a single batch, trains on a GPU, or the experiment wants several threads; fewer when the
     experiment's expected peak memory says more would not fit). ``show`` draws the grid's
     progress bar (a caller with its own bar turns it off)."""
@@ -198,7 +209,7 @@ def run_grid(
     if todo:
         folder = paths.require_writable(store.record_path(chapter, "x").parent)  # before training, not after
         paths.remove_abandoned_temporaries(folder)
-    groups = batches(todo, experiment, max_members)
+    groups = batches(resume_first(todo, experiment), experiment, max_members)
     workers = min(default_workers() if workers is None else workers, len(groups))
     if experiment.threads > 1 or resolve_device(device).type == "cuda":  # one GPU, one process
         workers = 1
