@@ -161,9 +161,9 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # That command trains the claims' cells first (GCN's three, tuned GatedGCN, GatedGCN's LRGB stages, GINE's three),
 # then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1, except that a run
 # already under way on the machine (a checkpoint holds some of its epochs) resumes before a new one starts.
-# The table gives each cell at the profile's epochs and the papers' (`500/250`) beside the paper's number
-# (the 30-epoch GCN pair is in the fidelity table below),
-# and how many of the papers'-budget runs are recorded. A run still training shows the epochs it had done on
+# The table gives each cell at the profile's epochs, the GCN pair at {glue:text}`lrgb_head_long_epochs` epochs
+# too (in the profile's precision, over the seeds of the fidelity check below), and at the papers' (`500/250`),
+# beside the paper's number, and how many of the papers'-budget runs are recorded. A run still training shows the epochs it had done on
 # the date of the last `python -m graphrepro underway lrgb-head` committed from the machine that trains it;
 # the hours still left are in `python -m graphrepro bench --estimate paper --from-records`.
 
@@ -177,7 +177,8 @@ report.glue_figure("lrgb_head_curves", figures.curve_figure(curve, params, chanc
 order = tables.order_table(curve, params)
 display(order)
 glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
-tables.budget_table(everything, params, underway.load("lrgb-head"))
+glue("lrgb_head_long_epochs", str(params["long_epochs"]), display=False)
+tables.budget_table(configs.all_runs(everything, checks.fidelity_runs(params)), params, underway.load("lrgb-head"))
 
 # %% [markdown]
 # ```{glue:figure} lrgb_head_curves

@@ -400,7 +400,13 @@ def test_the_budget_table_marks_a_single_run_and_only_the_runs_that_stopped_earl
     params = pages.resolve("lrgb-head", "smoke", models=["GCN"], seeds=2)
     full = hand_made_runs(configs.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.62, 0.6)})
     full = full[full.seed == 0].assign(epochs_run=[500, 420])  # one seed each: all 500 epochs, and a stop at 420
-    table = tables.budget_table(pd.concat([hand_made_runs(params), full]), params)
+    longer = hand_made_runs({**params, "epochs": params["long_epochs"]}, {("GCN", "LRGB, linear head"): (0.40, 0.44)})
+    mixed = hand_made_runs({**params, "epochs": params["long_epochs"], "precision": "bfloat16"}, {("GCN", "LRGB, linear head"): (0.1, 0.1)})
+    table = tables.budget_table(pd.concat([hand_made_runs(params), full, longer, mixed]), params)
+    # the GCN pair at the longer epochs, in the profile's precision (fp32) only; no other cell is trained that long
+    assert table.loc[("GCN", "LRGB, linear head"), f"{params['long_epochs']} epochs"] == "42.0 ± 2.8"
+    assert table.loc[("GCN", "LRGB, 2-layer head"), f"{params['long_epochs']} epochs"] == "–"
+    assert table.loc[("GCN", "tuned"), f"{params['long_epochs']} epochs"] == "–"
     assert table.loc[("GCN", "LRGB, linear head"), "500/250"] == "60.0 (one run)"
     assert table.loc[("GCN", "LRGB, linear head"), "recorded"] == "1/2"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "recorded"] == "1/2 (stopped at 420)"

@@ -225,11 +225,14 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 
 
 def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str, Any] | None = None) -> pd.DataFrame:
-    """Per model and stage, test AP × 100 at the profile's epochs and the papers' (``500/250``: LRGB 500,
-    tuned 250), the paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which
-    any stopped early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``)."""
+    """Per model and stage, test AP × 100 at the profile's epochs, at ``long_epochs`` (the GCN pair, over the
+    fidelity check's seeds in the profile's precision) and at the papers' (``500/250``: LRGB 500, tuned 250), the
+    paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which any stopped
+    early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``)."""
     planned = plan(params)
-    short, long = (cells.stats(planned[planned.part == p], runs, ["model", "stage"], "test_ap") for p in ("main", "full"))
+    longer = planned[(planned.part == "fidelity") & (planned.precision == params["precision"])]
+    short, middle, long = (cells.stats(part, runs, ["model", "stage"], "test_ap")
+                           for part in (planned[planned.part == "main"], longer, planned[planned.part == "full"]))
     full = cells.recorded(planned[planned.part == "full"], runs)
     rows = []
     for model, stage in table_cells(params):
@@ -243,6 +246,8 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str,
         status += f"; {training}" if training else ""
         row = {"model": model, "stage": stage,
                f"{params['epochs'] or paper_epochs(model, stage)} epochs": fmt_runs(*short.loc[(model, stage), ["mean", "std", "n"]]),
+               **({f"{params['long_epochs']} epochs": fmt_runs(*middle.loc[(model, stage), ["mean", "std", "n"]])
+                   if (model, stage) in middle.index else "–"} if len(longer) else {}),
                "500/250": fmt_runs(*long.loc[(model, stage), ["mean", "std", "n"]]),
                "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))), "recorded": status}
         rows.append(row)
