@@ -178,7 +178,8 @@ order = tables.order_table(curve, params)
 display(order)
 glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
 glue("lrgb_head_long_epochs", str(params["long_epochs"]), display=False)
-tables.budget_table(configs.all_runs(everything, checks.fidelity_runs(params)), params, underway.load("lrgb-head"))
+budget = tables.budget_table(configs.all_runs(everything, checks.fidelity_runs(params)), params, underway.load("lrgb-head"))
+report.plain_table(budget)
 
 # %% [markdown]
 # ```{glue:figure} lrgb_head_curves
