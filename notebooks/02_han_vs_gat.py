@@ -180,9 +180,10 @@ cost.set_index("model")
 # ## Verdicts
 #
 # Each claim is decided from the records above against the stated tolerance. A claim about an effect (one
-# model matches or beats another, the paper's lead, an ablation's gain) is decided on the 95% interval of
-# the seeds' paired differences ({ref}`the rule <verdicts-rule>`): it holds when the interval lies within its
-# bounds, does not hold when it lies wholly outside them, and is not decided otherwise (inside the noise).
+# model matches or beats another, the paper's lead, an ablation's gain, a meta-path graph below both) is
+# decided on the 95% interval of the seeds' paired differences ({ref}`the rule <verdicts-rule>`): it holds
+# when the interval lies within its bounds, does not hold when it lies wholly outside them, and is not decided
+# otherwise (inside the noise).
 
 # %% tags=["hide-input"]
 everything = pd.concat([main_runs, metapath_runs, feature_runs, ablation_runs]).drop_duplicates("key")

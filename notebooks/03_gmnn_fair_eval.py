@@ -218,7 +218,10 @@ tables.cost_table(params)
 # (gmnn-fair-eval-verdicts)=
 # ## Verdicts
 #
-# Each claim is decided from the records above.
+# Each claim is decided from the records above. A claim about an effect (the graph helps, GMNN adds less than a
+# point) is decided on the 95% interval of its per-fold differences ({ref}`the rule <verdicts-rule>`), so a gap
+# the folds do not agree on is *not decided (inside the noise)*; a gain the paper calls significant is tested
+# as the paper tests it, one-sided paired t over folds at p < 0.05.
 
 # %% tags=["hide-input"]
 found = tables.Tables(params, assessment, sparse=sparse.drop(columns="column"), dense=dense, tested=tested, public=public)

@@ -37,9 +37,10 @@
 # records support it and *does not hold* when they contradict it; it is *not decided* while our runs are
 # shorter than the paper's (the row gives the epochs they had and which way they lean). A claim about an
 # effect (one model matches or beats another, a gain, the paper's lead) is decided the same way on the 95%
-# interval of the paired differences over seeds (`graphrepro.verdicts.interval_evidence`): it holds when
-# the interval lies within the claim's bounds, does not hold when it lies wholly outside them, and is not
-# decided otherwise (*inside the noise*, *one run*).
+# interval of the paired differences over seeds or folds (`graphrepro.verdicts.effect_evidence`): it holds
+# when the interval lies within the claim's bounds, does not hold when it lies wholly outside them, and is not
+# decided otherwise (*inside the noise*, *one run*). A claim about several effects at once (on every dataset,
+# below both baselines) holds only when each of its intervals does (`graphrepro.verdicts.every`).
 
 # %% tags=["parameters"]
 profile = "standard"

@@ -80,6 +80,20 @@ def test_tables_and_verdicts_follow_the_records():
     worse = _records(lambda model, gmnn, fold, seed: 0.5 if model == "GCN" else 0.6)
     verdicts = {d.claim.id: d.words for d in decisions(claims.claims(tables.Tables(params, worse)))}
     assert verdicts["cora-sparse-balanced-graph-helps"] == "does not hold"
+    # GCN 10 points above MLP on fold 0 and 2 below on fold 1: above on average, inside the noise
+    mixed = _records(lambda model, gmnn, fold, seed: {"MLP": 0.60, "GCN": 0.70 - 0.12 * fold}[model])
+    judged = {d.claim.id: (d.words, d.evidence) for d in decisions(claims.claims(tables.Tables(params, mixed)))}
+    assert judged["cora-sparse-balanced-graph-helps"] == ("not decided (inside the noise)", "GCN − MLP +4.0 [-72.2, +80.2] over 2 folds")
+
+
+@pytest.mark.parametrize("gaps, words", [([0.3, 0.3], "holds"), ([2.0, 2.0], "does not hold"),
+                                         ([0.2, 0.4], "not decided (inside the noise)"), ([0.3], "not decided (one run)")])
+def test_a_dense_gmnn_gain_below_a_point_is_decided_on_the_interval_of_its_fold_gains(gaps, words):
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["dense"])
+    tested = pd.DataFrame([{"dataset": "cora", "kind": "dense", "comparison": "GCN+GMNN > GCN", "gaps": gaps,
+                            "gain (points)": sum(gaps) / len(gaps), "p": float("nan")}])
+    judged = {d.claim.id: d.words for d in decisions(claims.claims(tables.Tables(params, pd.DataFrame(), tested=tested)))}
+    assert judged["cora-dense-gcn-gmnn-gain"] == words  # 0.2 and 0.4: 0.3 ± 1.27 over two folds crosses the point
 
 
 def test_flips_count_the_folds_that_reverse_the_average_order():

@@ -202,6 +202,10 @@ def test_chapter_two_verdicts_follow_the_records():
         "type-embeddings-slight": "not run"}
     assert verdicts["imdb-gat-vs-han"][1] == "GAT − HAN +5.0 [+3.0, +7.0] over 3 seeds"
     assert verdicts["imdb-gat-lead"][1] == "ours +5.0 [+3.0, +7.0] over 3 seeds against the paper's +0.23"
+    # GAT on MAM is 8 ± 0.4 points above HAN (so it does not hold), on MDM and MKM 12 and more below both
+    assert "MAM − HAN +8.0 [+7.0, +9.0] over 3 seeds" in verdicts["imdb-metapath-below"][1]
+    below = [{**r, "test_micro_f1": 0.5} if r.get("metapath") == "MAM" else r for r in rows]
+    assert decided(pd.DataFrame(below))["imdb-metapath-below"][0] == "holds"
     seed_zero = decided(pd.DataFrame([r for r in rows if r["seed"] == 0]))
     assert seed_zero["imdb-gat-vs-han"][0] == "not decided (one run)"  # no spread to put an interval on
     # the full model's seeds are the main table's: without residuals 0.1 below it, without L2 0.1 above it (each

@@ -200,6 +200,22 @@ def test_an_effect_is_decided_on_the_interval_of_its_paired_differences():
     assert short.judge().words == "not decided (8 of 250 epochs)"  # the budget is the first reason
 
 
+def test_effects_taken_together_hold_only_when_each_does():
+    """``every``: one effect that fails decides against, one not run leaves all unrun, one in the noise leaves
+    the rest undecided; ``effect_evidence`` puts the interval in words before its detail."""
+    from graphrepro.verdicts import effect_evidence, every
+
+    holds, fails = effect_evidence("A − B", [3.0, 3.0], 2.0), effect_evidence("A − C", [1.0, 1.0], 2.0)
+    noisy, unrun = effect_evidence("A − D", [0.0, 6.0], 2.0, detail="A 9.0 vs D 6.0"), effect_evidence("A − E", [], 2.0)
+    assert (holds.holds, fails.holds, noisy.undecided, unrun.holds) == (True, False, "inside the noise", None)
+    assert noisy.text == "A − D +3.0 [-35.1, +41.1] over 2 seeds; A 9.0 vs D 6.0"
+    assert every([holds, holds]).holds is True and every([holds, fails, noisy]).holds is False
+    assert every([holds, noisy]).undecided == "inside the noise"
+    assert (every([fails, unrun]).holds, every([fails, unrun]).undecided) == (None, "")
+    assert every([holds, fails]).text == "A − B +3.0 [+3.0, +3.0] over 2 seeds; A − C +1.0 [+1.0, +1.0] over 2 seeds"
+    assert effect_evidence("A − B", [1.0, 2.0, 3.0], 0.0, unit="fold").text.endswith("over 3 folds")
+
+
 def test_a_verdicts_row_of_an_unavailable_cell_gives_its_reason_from_the_why_column():
     long = pd.DataFrame([{"paper": "90.0 ± 1.0", "ours": "–", "verdict": "unavailable", "seeds": 0, "why": "no file"},
                          {"paper": "80.0 ± 1.0", "ours": "80.1 ± 0.5", "verdict": "reproduced", "seeds": 5}])

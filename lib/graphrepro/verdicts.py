@@ -199,13 +199,35 @@ def paired_interval(differences: list[float], level: float = LEVEL) -> tuple[flo
     return mean, mean - half, mean + half
 
 
-def paired_words(differences: list[float]) -> tuple[float, float, str]:
+def paired_words(differences: list[float], unit: str = "seed") -> tuple[float, float, str]:
     """``paired_interval`` of ``differences`` and the mean with it in words: '+1.2 [-0.3, +2.7] over 3 seeds'."""
     mean, low, high = paired_interval(differences)
     signed = lambda v: f"{round(v, 1) + 0.0:+.1f}"  # noqa: E731  (no "-0.0")
     if len(differences) < 2:
-        return low, high, "not recorded yet" if not differences else f"{signed(mean)} on one seed"
-    return low, high, f"{signed(mean)} [{signed(low)}, {signed(high)}] over {len(differences)} seeds"
+        return low, high, "not recorded yet" if not differences else f"{signed(mean)} on one {unit}"
+    return low, high, f"{signed(mean)} [{signed(low)}, {signed(high)}] over {len(differences)} {unit}s"
+
+
+def effect_evidence(what: str, differences: list[float], lowest: float, highest: float = math.inf, detail: str = "",
+                    unit: str = "seed") -> Evidence:
+    """A claim that the effect ``what`` (A - B, one difference per seed or fold) lies in [``lowest``, ``highest``],
+    decided on its interval (``interval_evidence``) and said in words: 'what +1.2 [-0.3, +2.7] over 3 seeds; detail'."""
+    low, high, words = paired_words(differences, unit)
+    return interval_evidence(low, high, lowest, highest, f"{what} {words}" + (f"; {detail}" if detail else ""), len(differences))
+
+
+def every(outcomes: list[Evidence], text: str | None = None) -> Evidence:
+    """Several effects that must all lie in their bounds, as one claim said in ``text`` (default: theirs, joined):
+    not run while one is not run, does not hold when one does not, not decided (its reason) while one is not
+    decided, else holds."""
+    text = "; ".join(e.text for e in outcomes) if text is None else text
+    if not outcomes or any(e.holds is None and not e.undecided for e in outcomes):
+        return Evidence(None, text)
+    if any(e.holds is False for e in outcomes):
+        return Evidence(False, text)
+    if undecided := next((e.undecided for e in outcomes if e.undecided), ""):
+        return Evidence(None, text, undecided=undecided)
+    return Evidence(True, text)
 
 
 def interval_evidence(low: float, high: float, lowest: float, highest: float, text: str, runs: int = 2) -> Evidence:

@@ -35,12 +35,23 @@ from graphrepro.report import fmt, mean_std
 from graphrepro.verdicts import Cell, Estimate, judge_cell
 
 
+def _column(task: str) -> tuple[str, float]:
+    """A task's test metric: its record column and the scale its tables show it at."""
+    spec = METRICS[METRIC[task.split("/")[1]]]
+    return f"test_{spec.name}", spec.scale
+
+
 def _cell(runs: pd.DataFrame, task: str) -> tuple[float, float, int, int]:
     """Mean, std and count of a cell's test metric, and its number of records (diverged ones included)."""
-    spec = METRICS[METRIC[task.split("/")[1]]]
-    column = f"test_{spec.name}"
+    column, scale = _column(task)
     values = runs[column] if column in runs else pd.Series(dtype=float)
-    return (*mean_std(values, spec.scale), len(runs))
+    return (*mean_std(values, scale), len(runs))
+
+
+def per_seed(runs: pd.DataFrame, column: str, scale: float = 100.0) -> dict[int, float]:
+    """A cell's ``column`` by seed, scaled as its table shows it; diverged runs left out (the claims pair them)."""
+    known = runs.dropna(subset=[column]) if column in runs and len(runs) else runs.iloc[:0]
+    return {int(seed): scale * float(value) for seed, value in zip(known.get("seed", []), known.get(column, []))}
 
 
 def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -59,7 +70,8 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                          "ours_std": math.nan, "readme_mean": math.nan, "readme_std": math.nan})
             continue
         for model, variant in ROWS:
-            ours, ours_std, n, records = _cell(groups.get((model, variant, task, "tuned"), runs.iloc[:0]), task)
+            tuned = groups.get((model, variant, task, "tuned"), runs.iloc[:0])
+            ours, ours_std, n, records = _cell(tuned, task)
             plain, plain_std, _, _ = _cell(groups.get((model, variant, task, "readme"), runs.iloc[:0]), task)
             paper, paper_std = PAPER.get((model, variant), {}).get(task, (math.nan, math.nan))
             rows.append({
@@ -76,6 +88,7 @@ def table1(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
                 "ours_std": ours_std,
                 "readme_mean": plain,
                 "readme_std": plain_std,
+                "per seed": per_seed(tuned, *_column(task)),
             })
     return pd.DataFrame(rows)
 
@@ -130,7 +143,8 @@ def tree_curve(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
         mean, std, n = mean_std(tuned["test_roc"]) if len(tuned) else (math.nan, math.nan, 0)
         plain, plain_std, _ = mean_std(readme["test_roc"]) if len(readme) else (math.nan, math.nan, 0)
         rows.append({**dict(zip(labels, cell)), "mean": mean, "std": std, "seeds": n,
-                     "readme_mean": plain, "readme_std": plain_std, "chosen setting": settings[cell]})
+                     "readme_mean": plain, "readme_std": plain_std, "chosen setting": settings[cell],
+                     "per seed": per_seed(tuned, "test_roc")})
     return pd.DataFrame(rows)
 
 
@@ -234,3 +248,6 @@ class Tables(cells.Tables):
     nc = cells.table("Node classification F1 per model and variant: what the split leak and label column add",
                      lambda t: nc_split_table(t.runs, t.params))
     curve = cells.table("Tree1111: test ROC AUC per model and gamma", lambda t: tree_curve(t.runs, t.params))
+    nc_seeds = cells.table("Node classification F1 per model, variant and seed",
+                           lambda t: {cell: per_seed(group, "test_f1") for cell, group in
+                                      cells.recorded(nc_plan(t.params), t.runs).groupby(["model", "variant"])})
