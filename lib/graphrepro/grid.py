@@ -198,10 +198,11 @@ def run_grid(
 ) -> pd.DataFrame:
     """Records for every config, training (and recording) only those not yet in the store; configs that
     differ only in their seed train together as one stacked model of up to ``max_members`` members.
-    Runs under way here (``resume_first``) train first, then the rest in the given order. Independent batches fan out over ``workers`` processes (default ``default_workers()``; one when the
-    grid has a single batch, trains on a GPU, or the experiment wants several threads; fewer when the
-    experiment's expected peak memory says more would not fit). ``show`` draws the grid's
-    progress bar (a caller with its own bar turns it off)."""
+    Runs under way here (``resume_first``) train first, then the rest in the given order. Independent
+    batches fan out over ``workers`` processes (default ``default_workers()``; one when the grid has a
+    single batch, trains on a GPU, or the experiment wants several threads; fewer when the experiment's
+    expected peak memory says more would not fit). ``show`` draws the grid's progress bar (a caller with
+    its own bar turns it off)."""
     experiment = catalog.experiment(experiment_name)
     keys = [experiment.key(c) for c in configs]
     missing = {k for k in keys if not store.record_path(chapter, k).exists()}
