@@ -163,9 +163,10 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # already under way on the machine (a checkpoint holds some of its epochs) resumes before a new one starts.
 # The table gives each cell at the profile's epochs, the GCN pair at {glue:text}`lrgb_head_long_epochs` epochs
 # too (in the profile's precision, over the seeds of the fidelity check below), and at the papers' (`500/250`),
-# beside the paper's number, and how many of the papers'-budget runs are recorded. A run still training shows the epochs it had done on
-# the date of the last `python -m graphrepro underway lrgb-head` committed from the machine that trains it;
-# the hours still left are in `python -m graphrepro bench --estimate paper --from-records`.
+# beside the paper's number, and how many of the papers'-budget runs are recorded. A run still training shows
+# the epochs it had done on the date of the last `python -m graphrepro underway lrgb-head` committed from the
+# machine that trains it; the hours still left are in `python -m graphrepro bench --estimate paper
+# --from-records --chapter lrgb-head`, with the `-p` parameters given to `train`.
 
 # %%
 long_runs = configs.run(params, "long")

@@ -194,6 +194,19 @@ def test_hours_left_take_off_the_epochs_a_chapter_4_run_has_checkpointed(monkeyp
     assert row["hours"] - row["hours left"] == pytest.approx(100 * 100.0 / 3600)
 
 
+def test_the_estimate_plans_the_runs_train_is_given_with_its_parameters(capsys):
+    """`bench --estimate -p` counts the runs `train -p` trains: chapter 4 with two seeds and no GPS is half the
+    paper profile's GNN runs and none of its GPS ones; -p without --estimate and --chapter is refused."""
+    from graphrepro.__main__ import main
+
+    full = bench.recorded_estimate("lrgb-head", "paper")
+    fewer = bench.recorded_estimate("lrgb-head", "paper", {"seeds": 2, "gps": False})
+    assert "GPS" in set(full.model) and "GPS" not in set(fewer.model)
+    assert fewer.runs.sum() == full[full.model != "GPS"].runs.sum() // 2 == 24  # 3 models, 4 stages, 2 seeds
+    assert main(["bench", "--estimate", "paper", "--from-records", "-p", "seeds", "2"]) == 2
+    assert "goes with --estimate and --chapter" in capsys.readouterr().err
+
+
 def test_every_standard_run_has_a_committed_record(monkeypatch):
     """``make book`` on a fresh clone trains nothing: each chapter's ``standard`` runs are all committed (a change
     that plans a run lands with its record, or on a branch until the record exists)."""

@@ -78,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--recorded", action="store_true",
                        help="instead: each chapter's standard runs, how many are recorded, their summed training time, "
                             "and the page's execution time from the records (nothing is trained)")
+    bench.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                       help="with --estimate and --chapter: as given to `train`, to estimate the runs it trains")
     bench.add_argument("--probe-epochs", type=int, default=3)
     bench.add_argument("--budget", type=float, default=120.0, help="with --estimate: seconds of probes per chapter")
     return parser
@@ -289,6 +291,10 @@ def _bench(args: argparse.Namespace) -> int:
     from graphrepro import bench  # heavy (torch): only `bench` needs it
 
     slugs = [pages.chapter_module(args.chapter).PAGE.slug] if args.chapter else [p.slug for p in pages.chapter_pages()]
+    if args.parameter and not (args.estimate and args.chapter):
+        raise pages.ParameterError("-p NAME VALUE goes with --estimate and --chapter: a parameter belongs to one chapter's profile")
+    overrides = pages.parse_overrides(slugs[0], args.parameter) if args.parameter else {}
+    given = " with " + ", ".join(f"{name} {_show(value)}" for name, value in overrides.items()) if overrides else ""
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, torch {torch.__version__}")
     if args.whole_book:
         print("a fresh clone of the committed tree, an empty data cache, the data from the mirror:")
@@ -297,16 +303,16 @@ def _bench(args: argparse.Namespace) -> int:
         return 0
     if args.estimate and args.from_records:
         for slug in slugs:
-            table = bench.recorded_estimate(slug, args.estimate)
-            print(f"\n{slug}, {args.estimate} profile from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
+            table = bench.recorded_estimate(slug, args.estimate, overrides)
+            print(f"\n{slug}, {args.estimate} profile{given} from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
                   f"hours ({table.get('hours left', pd.Series()).sum():.1f} left) for the "
                   f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
             _print(table.drop(columns="chapter").round(4), na_rep="")
         return 0
     if args.estimate:
         for slug in slugs:
-            table = bench.profile_estimate(slug, args.estimate, args.device, args.probe_epochs, args.budget)
-            print(f"\n{slug}, {args.estimate} profile on {args.device}: {table.get('hours (upper bound)', pd.Series()).sum():.2f} hours "
+            table = bench.profile_estimate(slug, args.estimate, args.device, args.probe_epochs, args.budget, overrides=overrides)
+            print(f"\n{slug}, {args.estimate} profile{given} on {args.device}: {table.get('hours (upper bound)', pd.Series()).sum():.2f} hours "
                   f"(upper bound) for the probed kinds of run")
             _print(table.drop(columns="chapter").round(4))
         return 0

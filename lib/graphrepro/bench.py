@@ -243,8 +243,9 @@ def _varying_fields(configs: list[dict[str, Any]]) -> set[str]:
     return set.union(*fields) - set.intersection(*fields) if fields else set()
 
 
-def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
-    """Hours a profile's runs would take on the machine of the committed ``standard`` records, probing nothing:
+def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Hours a profile's runs (with ``overrides``, as `train -p` gives them) would take on the machine of the
+    committed ``standard`` records, probing nothing:
     per kind of run (experiment, dataset, model, and any optional settings only some of its runs carry, such
     as GMNN's EM loops on a GCN), the median recorded seconds per planned epoch times every planned epoch of
     the profile's runs (runs that stop early as the records did), and the hours left: the epochs of the
@@ -255,7 +256,7 @@ def recorded_estimate(slug: str, profile: str = "paper") -> pd.DataFrame:
     keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     records = store.records(slug)
     done = {r["key"] for r in records}
-    params = pages.resolve(slug, profile)
+    params = pages.resolve(slug, profile, **(overrides or {}))
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for record in records:
         if record["key"] in keys:
@@ -313,11 +314,11 @@ def probe_costs(experiment: experiments.Experiment, batch: list[dict[str, Any]],
 
 
 def profile_estimate(slug: str, profile: str = "paper", device: str = "cuda", probe_epochs: int = 3,
-                     budget_s: float = 120.0, max_members: int = 10) -> pd.DataFrame:
-    """Hours a profile's runs would take on ``device``: one batch (as a grid would stack it) per (experiment,
+                     budget_s: float = 120.0, max_members: int = 10, overrides: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Hours a profile's runs (with ``overrides``, as `train -p` gives them) would take on ``device``: one batch (as a grid would stack it) per (experiment,
     dataset, model) probed for its costs (``probe_costs``), times every run's planned epochs (early stopping
     makes it an upper bound). Groups left when ``budget_s`` is spent, or whose probe fails, say so."""
-    params = pages.resolve(slug, profile, device=device)
+    params = pages.resolve(slug, profile, **{**(overrides or {}), "device": device})
     rows, prepared, start = [], {}, time.perf_counter()
     for (name, data_label, model), (experiment, members) in probe_groups(slug, params).items():
         epochs = experiment.planned_epochs(members[0])[1]
