@@ -228,8 +228,8 @@ tables.throughput_table(curve, params, everything)
 #
 # Each claim compares two cells seed by seed: it is decided on the 95% interval of the paired differences
 # in test AP × 100 ({ref}`the rule <verdicts-rule>`) against the bounds it states (± the tolerance of
-# {glue:text}`lrgb_head_tolerance` point(s)). With 2 seeds that interval is wide (12.7 standard errors each
-# side), so a claim holds or fails only where the seeds agree. It is decided on the papers' epochs once every
+# {glue:text}`lrgb_head_tolerance` point(s)). With the chapter's few seeds that interval is wide, so a claim
+# holds or fails only where the seeds agree. It is decided on the papers' epochs once every
 # planned seed of both cells has them; on fewer epochs or seeds it is *not decided*, with the budget it had and,
 # where the interval decides, the way it leans. The tuned-vs-GPS rows give the paper's gap beside ours.
 
