@@ -40,7 +40,9 @@
 # interval of the paired differences over seeds or folds (`graphrepro.verdicts.effect_evidence`): it holds
 # when the interval lies within the claim's bounds, does not hold when it lies wholly outside them, and is not
 # decided otherwise (*inside the noise*, *one run*). A claim about several effects at once (on every dataset,
-# below both baselines) holds only when each of its intervals does (`graphrepro.verdicts.every`).
+# below both baselines) holds only when each of its intervals does (`graphrepro.verdicts.every`). A trend
+# across datasets (chapter 5's MRR against graph size) has no seeds to pair; it is decided at the same 5% by an
+# exact permutation test that hands the datasets' sizes to the datasets in every order.
 
 # %% tags=["parameters"]
 profile = "standard"

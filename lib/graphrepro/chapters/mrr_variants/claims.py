@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -10,10 +11,10 @@ import pandas as pd
 
 from graphrepro import report
 from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, PAPER_PCQM, QUALITY_TOLERANCE
-from graphrepro.chapters.mrr_variants.tables import SCALE, Quality, Tables, pykeen_gaps, worked_example
+from graphrepro.chapters.mrr_variants.tables import RHO, SCALE, TREND_P, Quality, Tables, pykeen_gaps, shift_gains, worked_example
 from graphrepro.experiments import kg_hoyt
 from graphrepro.metrics import ranking
-from graphrepro.verdicts import Cell, Claim, Evidence, Headline, compare
+from graphrepro.verdicts import LEVEL, Cell, Claim, Evidence, Headline, effect_evidence, every
 
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
@@ -23,10 +24,16 @@ HEADLINE_CLAIM = Headline("Adjusted rank metrics depend less on the number of ca
                           "amrr-less-size-dependent")
 
 
-def _rho(t: Tables, metric: str) -> float:
-    """Spearman ρ of ``metric`` (a ``ranking.RANK_METRICS`` name) with the number of candidates; NaN before any run."""
+def _rho(t: Tables, metric: str, column: str = RHO) -> float:
+    """Spearman ρ of ``metric`` (a ``ranking.RANK_METRICS`` name) with the number of candidates, or another column of
+    ``tables.size_correlations``; NaN before any run."""
     label = ranking.RANK_METRICS[metric].label.replace("Hits@k", "Hits@10")
-    return t.correlations["Spearman ρ with candidates"].get(label, math.nan) if len(t.correlations) else math.nan
+    return t.correlations[column].get(label, math.nan) if len(t.correlations) else math.nan
+
+
+def _p(t: Tables, metric: str) -> float:
+    """The permutation p of ``metric``'s size trend (``tables.size_trend``); NaN before any run."""
+    return _rho(t, metric, TREND_P)
 
 
 def finding_numbers(t: Tables) -> dict[str, str]:
@@ -100,31 +107,51 @@ def headline(t: Tables) -> dict[str, Any]:
 def claims(t: Tables) -> list[Claim]:
     """The chapter's claims, decided from the records (nothing is trained here)."""
     tol = t.params["tolerance"]
-    moved = t.shift["+ both"] if len(t.shift) else {}
     changes = t.orders["order changes"] if len(t.orders) else None
     counts = [math.nan, math.nan] if changes is None else [float((changes == "yes").sum()), float(len(changes))]
-    mrr, amrr, amri = _rho(t, "mrr"), _rho(t, "amrr"), _rho(t, "amri")
     return [
-        compare("filtering-raises-mrr", f"Filtering and removing self-loops raise MRR by more than {tol:g} point(s) on every graph",
-                list(moved.values) if len(moved) else [math.nan], lambda *gains: all(g > tol for g in gains),
-                "; ".join(f"{g} {{:+.1f}}" for g in moved.index) if len(moved) else "no records"),
+        Claim("filtering-raises-mrr", f"Filtering and removing self-loops raise MRR by more than {tol:g} point(s) on every graph",
+              lambda: every([effect_evidence(g, gains, tol, unit="run") for g, gains in shift_gains(t.frame).items()])
+              if len(t.frame) else Evidence(None, "no records")),
         Claim("variant-reorders-encoders", "The variant changes the order of the encoders on at least one graph",
               lambda: _reordered(*counts)),
         Claim("mrr-falls-with-size", "MRR falls as the number of candidates grows (Spearman ρ < 0 across knowledge "
-              "graphs and models)", _by_size(t, [mrr], lambda rho: rho < 0, "ρ = {:.2f}")),
+              "graphs and models)", _by_size(t, lambda: _trend(t, "mrr"))),
         Claim("amrr-less-size-dependent", "The adjusted MRR depends less on size than MRR (|ρ| smaller), the pair "
-              "Hoyt et al. compare", _by_size(t, [amrr, mrr, amri], lambda a, m, _: abs(a) < abs(m),
-                                              "AMRR ρ = {:.2f}, MRR ρ = {:.2f} (AMRI ρ = {:.2f} beside)")),
+              "Hoyt et al. compare", _by_size(t, lambda: _less_dependent(t))),
     ]
 
 
-MIN_GRAPHS = 3  # a size trend needs at least three sizes (Hoyt et al. had four)
+ALPHA = 1 - LEVEL
+# the fewest graphs whose sizes can be permuted to a two-sided p below ALPHA (2 of k! assignments reach |ρ| = 1):
+# five, so Hoyt et al.'s four graphs could not decide it either
+MIN_GRAPHS = next(k for k in itertools.count(2) if 2 / math.factorial(k) < ALPHA)
 
 
-def _by_size(t: Tables, values: list[float], rule: Callable[..., bool], text: str) -> Callable[[], Evidence]:
-    """A size claim's rule over the models that count (``Quality.COUNTS``): not decided while those cover fewer
-    than ``MIN_GRAPHS`` knowledge graphs, since the trend would then measure the training budget."""
-    def decide() -> Evidence:
+def _trend(t: Tables, metric: str) -> Evidence:
+    """A metric's size trend decided on its permutation p (``tables.size_trend``): it falls (holds) or rises (does not
+    hold) when p < ``ALPHA``, else it is inside the noise."""
+    rho, p = _rho(t, metric), _p(t, metric)
+    if math.isnan(p):
+        return Evidence(None, "no size trend computable")
+    text = f"ρ = {rho:.2f}, p = {p:.3f} (graphs' sizes permuted)"
+    return Evidence(rho < 0, text) if p < ALPHA else Evidence(None, text, undecided="inside the noise")
+
+
+def _less_dependent(t: Tables) -> Evidence:
+    """Hoyt et al.'s comparison of |ρ| for AMRR and MRR, made as they make it (two numbers), once MRR's own size trend
+    is decided (``_trend``); while that trend is inside the noise there is no dependence to compare."""
+    mrr = _trend(t, "mrr")
+    text = f"AMRR ρ = {_rho(t, 'amrr'):.2f}, MRR {mrr.text}; AMRI ρ = {_rho(t, 'amri'):.2f} beside"
+    if mrr.holds is None:
+        return Evidence(None, text, undecided="MRR's own size trend is inside the noise" if mrr.undecided else "")
+    return Evidence(abs(_rho(t, "amrr")) < abs(_rho(t, "mrr")), text)
+
+
+def _by_size(t: Tables, decide: Callable[[], Evidence]) -> Callable[[], Evidence]:
+    """A size claim's rule (``decide``) over the models that count (``Quality.COUNTS``): not decided while those
+    cover fewer than ``MIN_GRAPHS`` knowledge graphs, since no trend over fewer could be told from chance."""
+    def gated() -> Evidence:
         q = t.quality
         trained = q[q.runs > 0].dataset.nunique() if len(q) else 0
         good = q[q.quality == Quality.COUNTS.value].dataset.nunique() if len(q) else 0
@@ -133,9 +160,9 @@ def _by_size(t: Tables, values: list[float], rule: Callable[..., bool], text: st
         if good < MIN_GRAPHS:
             return Evidence(None, f"models at the paper's quality on {good} of the {trained} knowledge graphs trained",
                             undecided=f"a size trend needs {MIN_GRAPHS} graphs with models at the paper's quality")
-        return Evidence(bool(rule(*values)), text.format(*values))
+        return decide()
 
-    return decide
+    return gated
 
 
 def _reordered(yes: float, graphs: float) -> Evidence:
