@@ -217,7 +217,7 @@ def test_chapter_two_verdicts_follow_the_records():
     verdicts = decided(found.runs)
     assert [verdicts[k][0] for k in ("residuals-help", "l2-norm-helps", "type-embeddings-slight")] == [
         "not decided (inside the noise)", "not decided (inside the noise)", "does not hold"]  # tolerance 2 < 3 points
-    assert verdicts["residuals-help"][1] == "IMDB +0.1 [-1.9, +2.1] over 3 seeds (full model minus ablated, points)"
+    assert verdicts["residuals-help"][1] == "IMDB full − ablated +0.1 [-1.9, +2.1] over 3 seeds"
     # a tie where the paper reports a lead of 3 points: the sign of the paper's effect is not there
     tie = claims._lead_evidence([0.1, -0.1, 0.05], Estimate(3.0, 0.1, 5), 1.0)
     assert tie.holds is False and tie.text.endswith("against the paper's +3.00; a tie where the paper reports a lead")

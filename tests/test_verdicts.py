@@ -216,6 +216,15 @@ def test_effects_taken_together_hold_only_when_each_does():
     assert effect_evidence("A − B", [1.0, 2.0, 3.0], 0.0, unit="fold").text.endswith("over 3 folds")
 
 
+def test_paired_differences_take_the_seeds_both_cells_have_in_seed_order():
+    from graphrepro.verdicts import paired
+
+    a, b = {2: 5.0, 0: 3.0, 1: 4.0}, {0: 1.0, 2: 1.5, 3: 9.0}  # seed 1 only in a, seed 3 only in b
+    assert paired(a, b) == [2.0, 3.5]
+    diverged = pd.Series([3.0, math.nan, 6.0], index=[0, 1, 2])  # a diverged seed has no number to pair
+    assert paired(diverged, pd.Series([1.0, 1.0, 1.0], index=[2, 1, 0])) == [2.0, 5.0] and paired({}, a) == []
+
+
 def test_a_verdicts_row_of_an_unavailable_cell_gives_its_reason_from_the_why_column():
     long = pd.DataFrame([{"paper": "90.0 ± 1.0", "ours": "–", "verdict": "unavailable", "seeds": 0, "why": "no file"},
                          {"paper": "80.0 ± 1.0", "ours": "80.1 ± 0.5", "verdict": "reproduced", "seeds": 5}])

@@ -7,9 +7,10 @@ import functools
 import math
 import re
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from scipy import stats
 
@@ -185,6 +186,13 @@ def judge_cell(ours: Estimate, paper: Estimate, tolerance: float, runs: int = 0,
     if low > tolerance or high < -tolerance:
         return f"{Cell.DIFFERS} by {ours.mean - paper.mean:+.1f}"
     return f"{Cell.NOT_DECIDED} (inside the noise)"
+
+
+def paired(a: Mapping[Any, float], b: Mapping[Any, float]) -> list[float]:
+    """A − B on each seed or fold (a key of both, a dict's or a Series') where both have a number, in key order:
+    the paired differences an effect is decided on."""
+    differences = (float(a[k]) - float(b[k]) for k in sorted(set(a.keys()) & set(b.keys())))
+    return [d for d in differences if not math.isnan(d)]
 
 
 def paired_interval(differences: list[float], level: float = LEVEL) -> tuple[float, float, float]:

@@ -26,7 +26,7 @@ from graphrepro.chapters.gmnn_fair_eval.paper import (
 from graphrepro.chapters.gmnn_fair_eval.searches import available, table_of
 from graphrepro.experiments import fair_eval
 from graphrepro.report import fmt
-from graphrepro.verdicts import Cell, Estimate, difference_interval, judge_cell
+from graphrepro.verdicts import Cell, Estimate, difference_interval, judge_cell, paired
 
 
 def public_table(public: pd.DataFrame, assessment: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
@@ -166,9 +166,7 @@ def fold_gaps(scores: pd.DataFrame, dataset: str, kind: str, first: str, second:
     if not len(scores):
         return []
     pick = lambda label: scores[(scores.dataset == dataset) & (scores.kind == kind) & (scores.row == label)].set_index("fold").acc  # noqa: E731
-    a, b = pick(first), pick(second)
-    folds = a.index.intersection(b.index)
-    return [float(v) for v in a[folds] - b[folds]]
+    return paired(pick(first), pick(second))
 
 
 def significance(runs: pd.DataFrame, params: dict[str, Any], scores: pd.DataFrame | None = None) -> pd.DataFrame:

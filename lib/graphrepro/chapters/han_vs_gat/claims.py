@@ -95,7 +95,8 @@ def claims(t: Tables) -> list[Claim]:
          f"slightly (Micro-F1 moves by at most {tol:g} points without them)", (-tol, tol)),
     ):
         gains = t.gains.get(name, {d: [] for d in available(params)})
-        rows.append(Claim(id, statement, lambda gains=gains, lo=lowest, hi=highest: _every_dataset(gains, lo, hi)))
+        rows.append(Claim(id, statement, lambda gains=gains, lo=lowest, hi=highest: every(
+            [effect_evidence(f"{d} full − ablated", g, lo, hi) for d, g in gains.items()])))
     return rows
 
 
@@ -127,14 +128,6 @@ def _lead_evidence(gap: list[float], paper: Estimate, tolerance: float) -> Evide
     sign = ("" if found.holds or math.isnan(low) else "; a tie where the paper reports a lead" if low <= 0 <= high and paper.mean > 0
             else "; HAN ahead where the paper reports GAT ahead" if high < 0 < paper.mean else "")
     return Evidence(found.holds, found.text + sign, found.undecided)
-
-
-def _every_dataset(gains: dict[str, list[float]], lowest: float, highest: float) -> Evidence:
-    """A claim about Simple-HGN's gain from an addition on every dataset (full minus ablated, per seed): holds
-    when every dataset's interval lies in [``lowest``, ``highest``], does not hold when one lies wholly outside,
-    else not decided (inside the noise); not run while a dataset has no pair of seeds."""
-    outcomes = {d: effect_evidence(d, g, lowest, highest) for d, g in gains.items()}
-    return every(list(outcomes.values()), ", ".join(e.text for e in outcomes.values()) + " (full model minus ablated, points)")
 
 
 def finding_numbers(t: Tables) -> dict[str, str]:

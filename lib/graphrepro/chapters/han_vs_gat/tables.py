@@ -13,7 +13,7 @@ from graphrepro.chapters.han_vs_gat.paper import ABLATIONS, LABELS, MAIN_MODELS,
 from graphrepro.experiments import hgb
 from graphrepro.metrics import METRICS
 from graphrepro.report import fmt
-from graphrepro.verdicts import Cell, Estimate, judge_cell, judge_metrics
+from graphrepro.verdicts import Cell, Estimate, judge_cell, judge_metrics, paired
 
 
 def _stats(runs: pd.DataFrame, planned: pd.DataFrame, part: str, by: list[str], metric: str = "micro_f1") -> pd.DataFrame:
@@ -139,7 +139,7 @@ def differences(seeds: pd.DataFrame, dataset: str, a: str, b: str) -> list[float
     """``a`` minus ``b`` on each seed of ``dataset`` where both are recorded (``per_seed``'s table)."""
     if a not in seeds or b not in seeds or dataset not in seeds.index.get_level_values("dataset"):
         return []
-    return list((seeds.loc[dataset, a] - seeds.loc[dataset, b]).dropna())
+    return paired(seeds.loc[dataset, a], seeds.loc[dataset, b])
 
 
 def cost_frame(runs: pd.DataFrame, params: dict[str, Any], dataset: str = "DBLP") -> pd.DataFrame:

@@ -11,7 +11,7 @@ from graphrepro import report
 from graphrepro.chapters.hgcn_mlp_bug.configs import unavailable
 from graphrepro.chapters.hgcn_mlp_bug.paper import CHAPTER, SOLVED, TASK_LABELS, TREE_MODELS
 from graphrepro.chapters.hgcn_mlp_bug.tables import Tables, tree_table
-from graphrepro.verdicts import Cell, Claim, Headline, effect_evidence, every
+from graphrepro.verdicts import Cell, Claim, Headline, effect_evidence, every, paired
 
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
@@ -57,11 +57,6 @@ def _seeds(long: pd.DataFrame, model: str, task: str) -> dict[int, float]:
     return match["per seed"].iloc[0] if len(match) and "per seed" in match else {}
 
 
-def _gap(a: dict[int, float], b: dict[int, float]) -> list[float]:
-    """A - B on each seed both have."""
-    return [a[seed] - b[seed] for seed in sorted(a.keys() & b.keys())]
-
-
 def claims(t: Tables) -> list[Claim]:
     """The chapter's claims, decided from the records of the profile's grids (nothing is trained here): each on the
     95% interval of its per-seed differences (``verdicts.effect_evidence``), so a gap inside the noise is not decided."""
@@ -74,22 +69,22 @@ def claims(t: Tables) -> list[Claim]:
         missing = unavailable(task) or ""
         rows.append(Claim(f"{name}-lp-projection-lift", f"{label}: removing the unit-ball projection lifts the MLP by "
                           f"more than {tol:g} points", lambda f=fixed, b=buggy, m=means: effect_evidence(
-                              "debugged − original MLP", _gap(f, b), tol, detail=f"MLP {m['MLP (original)']:.1f} → "
+                              "debugged − original MLP", paired(f, b), tol, detail=f"MLP {m['MLP (original)']:.1f} → "
                               f"{m['MLP (debugged)']:.1f}"), unavailable=missing))
         rows.append(Claim(f"{name}-lp-mlp-vs-hgcn", f"{label}: the debugged, feature-only MLP matches or beats HGCN "
                           f"(within {tol:g} points)", lambda f=fixed, h=hyper, m=means: effect_evidence(
-                              "MLP − HGCN", _gap(f, h), -tol, detail=f"MLP {m['MLP (debugged)']:.1f} vs HGCN {m['HGCN']:.1f}"),
+                              "MLP − HGCN", paired(f, h), -tol, detail=f"MLP {m['MLP (debugged)']:.1f} vs HGCN {m['HGCN']:.1f}"),
                           unavailable=missing))
     leaky, clean = t.nc.loc["MLP", ["HGCN's split (leaky)", "stratified 70/15/15"]]
     split = [t.nc_seeds.get(("MLP", variant), {}) for variant in ("HGCN's split (leaky)", "stratified 70/15/15")]
     rows.append(Claim("airport-nc-leak", f"Airport NC: HGCN's leaky split inflates the MLP by more than {tol:g} points",
-                      lambda: effect_evidence("leaky − clean split", _gap(*split), tol, detail=f"leaky {leaky} vs clean {clean}"),
+                      lambda: effect_evidence("leaky − clean split", paired(*split), tol, detail=f"leaky {leaky} vs clean {clean}"),
                       unavailable=unavailable("airport/nc") or ""))
-    tree = {m: t.curve[(t.curve["γ"] == 0.0) & (t.curve.model == m)]["per seed"] for m in TREE_MODELS}
-    tree = {m: seeds.iloc[0] if len(seeds) else {} for m, seeds in tree.items()}
     if 0.0 in params["gammas"]:
+        tree = {m: t.curve[(t.curve["γ"] == 0.0) & (t.curve.model == m)]["per seed"] for m in TREE_MODELS}
+        tree = {m: seeds.iloc[0] if len(seeds) else {} for m, seeds in tree.items()}
         rows.append(Claim("tree-hyperbolic-wins", f"Tree1111: the hyperbolic model beats both Euclidean ones by more than "
-                          f"{tol:g} points", lambda: every([effect_evidence(f"HGCN − {m}", _gap(tree["HGCN"], tree[m]), tol)
+                          f"{tol:g} points", lambda: every([effect_evidence(f"HGCN − {m}", paired(tree["HGCN"], tree[m]), tol)
                                                              for m in ("MLP", "GCN")])))
     high = t.curve[(t.curve.model == "MLP") & (t.curve["γ"] >= 0.4)]
     if len(high):

@@ -12,7 +12,7 @@ from graphrepro.chapters.lrgb_head.paper import CHAPTER, HEAD_STAGES, PAPER, UNA
 from graphrepro.chapters.lrgb_head.stages import available, paper_epochs
 from graphrepro.chapters.lrgb_head.tables import Tables, seed_values, stage_mean, stage_means
 from graphrepro.experiments import lrgb
-from graphrepro.verdicts import Budget, Claim, Headline, interval_evidence, paired_words
+from graphrepro.verdicts import Budget, Claim, Headline, effect_evidence, paired, paired_interval
 
 
 # the answer a page opens with: the paper cell a reader sees first, and the paper's headline sentence
@@ -68,7 +68,7 @@ def headline(t: Tables) -> dict[str, Any]:
 
 def claims(t: Tables) -> list[Claim]:
     """The chapter's claims, each decided by the 95% interval of its per-seed differences (the first cell minus
-    the second, paired by seed; ``verdicts.interval_evidence``) on the papers'-budget records where every cell it
+    the second, paired by seed; ``verdicts.effect_evidence``) on the papers'-budget records where every cell it
     compares has one, else on the profile's: then not decided while that is shorter than the papers', as it is
     while a planned seed at the papers' epochs is missing."""
     params, tol = t.params, t.params["tolerance"]
@@ -81,15 +81,14 @@ def claims(t: Tables) -> list[Claim]:
         if not all(v.notna().any() for v in full):
             a, b = (seed_values(t.plan, t.runs, "main", *c) for c in cells)
             budget = Budget(params["epochs"] or epochs, epochs)
-        elif (paired := int((a - b).notna().sum())) < (want := min(len(v) for v in full)):
-            budget = Budget(paired, want, f"seed(s) at {epochs} epochs")
-        gap = list((a - b).dropna())
-        low, high, words = paired_words(gap)
-        text = f"{what} {words}" + (f"; {a.mean():.1f} vs {b.mean():.1f}" if gap else "")
+        elif (pairs := len(paired(a, b))) < (want := min(len(v) for v in full)):
+            budget = Budget(pairs, want, f"seed(s) at {epochs} epochs")
+        gap = paired(a, b)
+        detail = [f"{a.mean():.1f} vs {b.mean():.1f}"] if gap else []
         if not math.isnan(paper):
-            text += f"; {'below ' if high < paper - tol else ''}the paper's {paper:+.1f}"
-        text += "" if budget and budget.short else f" ({epochs} epochs)"
-        return Claim(id, statement, lambda: interval_evidence(low, high, *bounds, text, len(gap)), budget,
+            detail.append(f"{'below ' if paired_interval(gap)[2] < paper - tol else ''}the paper's {paper:+.1f}")
+        detail_text = "; ".join(detail) + ("" if budget and budget.short else f" ({epochs} epochs)")
+        return Claim(id, statement, lambda: effect_evidence(what, gap, *bounds, detail_text), budget,
                      "" if available() else UNAVAILABLE)
 
     gps, rows = (lrgb.GPS, "tuned"), []
