@@ -133,9 +133,11 @@ def shift_table(frame: pd.DataFrame) -> pd.DataFrame:
 def shift_gains(frame: pd.DataFrame) -> dict[str, list[float]]:
     """Per graph, what filtering and removing self-loops together add to each run's MRR (points × 100), one
     difference per encoder and seed: the paired differences the shift claim is decided on."""
-    wide = frame.pivot_table(index=["graph", "encoder", "seed"], columns="variant", values="MRR, per-query mean", sort=False) if len(frame) else None
-    gains = None if wide is None else 100 * (wide["extended"] - wide["raw"])
-    return {} if gains is None else {g: list(part.values) for g, part in gains.groupby(level="graph", sort=False)}
+    if not len(frame):
+        return {}
+    wide = frame.pivot_table(index=["graph", "encoder", "seed"], columns="variant", values="MRR, per-query mean", sort=False)
+    gains = 100 * (wide["extended"] - wide["raw"])
+    return {g: list(part.values) for g, part in gains.groupby(level="graph", sort=False)}
 
 
 def tie_table(candidates: int = 2708, queries: int = 500, levels: tuple[int | None, ...] = (None, 2, 10)) -> pd.DataFrame:
