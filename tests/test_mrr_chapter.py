@@ -3,8 +3,8 @@ hand, the worked example on the page, and a knowledge-graph run whose stored ran
 
 from __future__ import annotations
 
+import math
 import os
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -424,6 +424,8 @@ def test_the_size_trend_is_spearman_with_an_exact_permutation_test_over_graphs()
     rho, p = tables.size_trend(_size_cells([10, 100, 1000], [0.9, 0.3, 0.8, 0.2, 0.7, 0.1], per_graph=2), "mrr")
     assert rho < 0 and p == pytest.approx(2 / 6)
     assert np.isnan(tables.size_trend(_size_cells([10, 10, 100], [0.1, 0.2, 0.3])[:2], "mrr")[1])  # one graph
+    for unknown in ([0.5, 0.4, 0.3, math.nan, 0.1], [0.2] * 5):  # a value missing, or one value everywhere: no trend, no p
+        assert all(np.isnan(tables.size_trend(_size_cells([10, 20, 40, 80, 160], unknown), "mrr")))
 
 
 def test_size_claims_are_decided_by_the_permutation_test_over_graphs_with_models_at_the_papers_quality():

@@ -363,6 +363,8 @@ def size_trend(cells: pd.DataFrame, metric: str) -> tuple[float, float]:
     x, y = x - x.mean(axis=1, keepdims=True), y - y.mean()
     with np.errstate(invalid="ignore", divide="ignore"):  # a metric alike in every cell has no ρ
         rhos = (x @ y) / np.sqrt((x * x).sum(axis=1) * (y @ y))
+    if math.isnan(rhos[0]):  # a metric missing somewhere, or alike everywhere
+        return math.nan, math.nan
     return float(rhos[0]), float(np.mean(np.abs(rhos) >= abs(rhos[0]) - 1e-9))
 
 
