@@ -81,9 +81,9 @@ def claims(t: Tables) -> list[Claim]:
         if not all(v.notna().any() for v in full):
             a, b = (seed_values(t.plan, t.runs, "main", *c) for c in cells)
             budget = Budget(params["epochs"] or epochs, epochs)
-        elif (pairs := len(paired(a, b))) < (want := min(len(v) for v in full)):
-            budget = Budget(pairs, want, f"seed(s) at {epochs} epochs")
         gap = paired(a, b)
+        if budget is None and len(gap) < (want := min(len(v) for v in full)):
+            budget = Budget(len(gap), want, f"seed(s) at {epochs} epochs")
         detail = [f"{a.mean():.1f} vs {b.mean():.1f}"] if gap else []
         if not math.isnan(paper):
             detail.append(f"{'below ' if paired_interval(gap)[2] < paper - tol else ''}the paper's {paper:+.1f}")
