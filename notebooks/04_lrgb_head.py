@@ -163,7 +163,8 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # already under way on the machine (a checkpoint holds some of its epochs) resumes before a new one starts.
 # The table gives each cell at the profile's epochs, the GCN pair at {glue:text}`lrgb_head_long_epochs` epochs
 # too (in the profile's precision, over the seeds of the fidelity check below), and at the papers' (`500/250`),
-# beside the paper's number, and how many of the papers'-budget runs are recorded. A run still training shows
+# beside the paper's number, how many of the papers'-budget runs are recorded and the hours they took, each on one
+# worker ({glue:text}`lrgb_head_full_hours` in all so far, resumed sessions included). A run still training shows
 # the epochs it had done on the date of the last `python -m graphrepro underway lrgb-head` committed from the
 # machine that trains it; the hours still left are in `python -m graphrepro bench --estimate paper
 # --from-records --chapter lrgb-head`, with the `-p` parameters given to `train`.
@@ -180,6 +181,7 @@ display(order)
 glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
 glue("lrgb_head_long_epochs", str(params["long_epochs"]), display=False)
 budget = tables.budget_table(configs.all_runs(everything, checks.fidelity_runs(params)), params, underway.load("lrgb-head"))
+glue("lrgb_head_full_hours", tables.hours_note(configs.full_runs(params)), display=False)
 report.plain_table(budget)
 
 # %% [markdown]
@@ -218,6 +220,7 @@ tables.fidelity_table(configs.all_runs(long_runs, checks.fidelity_runs(params)),
 # epochs, from the runs' curves), the seconds of a full epoch (10,873 training and 4,662 evaluated
 # molecules) at these speeds, the CPU-hours of the `paper` profile (its full epochs, 4 seeds), and the
 # largest peak memory of a training process that ran them (MB; two workers must fit in the machine's 24 GB).
+# What the papers'-budget runs took is the budget table's `hours` column, above.
 
 # %% tags=["hide-input"]
 tables.throughput_table(curve, params, everything)

@@ -399,7 +399,8 @@ def test_a_claim_on_fewer_epochs_than_the_papers_is_not_decided_until_their_budg
 def test_the_budget_table_marks_a_single_run_and_only_the_runs_that_stopped_early():
     params = pages.resolve("lrgb-head", "smoke", models=["GCN"], seeds=2)
     full = hand_made_runs(configs.full_params(params), {("GCN", "LRGB, linear head"): (0.6, 0.6), ("GCN", "LRGB, 2-layer head"): (0.62, 0.6)})
-    full = full[full.seed == 0].assign(epochs_run=[500, 420])  # one seed each: all 500 epochs, and a stop at 420
+    # one seed each: all 500 epochs, and a stop at 420, trained for two hours and one
+    full = full[full.seed == 0].assign(epochs_run=[500, 420], wall_s=[7200.0, 3600.0], device="cpu")
     longer = hand_made_runs({**params, "epochs": params["long_epochs"]}, {("GCN", "LRGB, linear head"): (0.40, 0.44)})
     mixed = hand_made_runs({**params, "epochs": params["long_epochs"], "precision": "bfloat16"}, {("GCN", "LRGB, linear head"): (0.1, 0.1)})
     table = tables.budget_table(pd.concat([hand_made_runs(params), full, longer, mixed]), params)
@@ -411,6 +412,11 @@ def test_the_budget_table_marks_a_single_run_and_only_the_runs_that_stopped_earl
     assert table.loc[("GCN", "LRGB, linear head"), "recorded"] == "1/2"
     assert table.loc[("GCN", "LRGB, 2-layer head"), "recorded"] == "1/2 (stopped at 420)"
     assert table.loc[("GCN", "LRGB, linear head"), "2 epochs"] == "51.0 ± 1.4"
+    # the hours each cell's papers'-budget records took, and all of them in words
+    assert table.hours.to_dict() == {("GCN", "LRGB, linear head"): "2.0", ("GCN", "LRGB, 2-layer head"): "1.0", ("GCN", "tuned"): "–",
+                                   ("GPS", "tuned"): "–"}
+    assert tables.hours_note(full) == "3.0 hours (2 run(s) on cpu)"
+    assert tables.hours_note(full.iloc[:0]) == "none recorded yet"
 
 
 @pytest.mark.parametrize("epochs,scale", [(8, "linear"), (500, "log")])

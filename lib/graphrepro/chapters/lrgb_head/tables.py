@@ -188,6 +188,19 @@ def throughput_table(curve: pd.DataFrame, params: dict[str, Any], runs: pd.DataF
     return pd.DataFrame(rows).set_index(["model", "stage"]).round(1)
 
 
+def full_hours(runs: pd.DataFrame) -> float:
+    """Wall-clock hours the given records took to train and evaluate, summed (each run on one worker, resumed
+    sessions included; 0 for none)."""
+    return float(runs.wall_s.sum()) / 3600 if "wall_s" in runs else 0.0
+
+
+def hours_note(runs: pd.DataFrame) -> str:
+    """``full_hours`` of the given records in words, with the devices they ran on: '38.6 hours (2 runs on cpu)'."""
+    if not len(runs):
+        return "none recorded yet"
+    return f"{full_hours(runs):.1f} hours ({len(runs)} run(s) on {', '.join(sorted(runs.device.dropna().unique()))})"
+
+
 def stage_means(table: pd.DataFrame) -> pd.Series:
     """``main_table``'s mean test AP per (model, stage); read with ``stage_mean``."""
     return table.set_index(["model", "stage"])["mean"]
@@ -227,8 +240,9 @@ def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
 def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str, Any] | None = None) -> pd.DataFrame:
     """Per model and stage, test AP × 100 at the profile's epochs, at ``long_epochs`` (the GCN pair, over the
     fidelity check's seeds in the profile's precision) and at the papers' (``500/250``: LRGB 500, tuned 250), the
-    paper's number, and how many of the papers'-budget runs are recorded, with the epoch at which any stopped
-    early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``)."""
+    paper's number, how many of the papers'-budget runs are recorded, with the epoch at which any stopped
+    early, and how far any unrecorded one had trained as of ``underway`` (``underway.load``), and the hours the
+    recorded ones took (``full_hours``)."""
     planned = plan(params)
     longer = planned[(planned.part == "fidelity") & (planned.precision == params["precision"])]
     short, middle, long = (cells.stats(part, runs, ["model", "stage"], "test_ap")
@@ -249,6 +263,7 @@ def budget_table(runs: pd.DataFrame, params: dict[str, Any], underway: dict[str,
                **({f"{params['long_epochs']} epochs": fmt_runs(*middle.loc[(model, stage), ["mean", "std", "n"]])
                    if (model, stage) in middle.index else "–"} if len(longer) else {}),
                "500/250": fmt_runs(*long.loc[(model, stage), ["mean", "std", "n"]]),
-               "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))), "recorded": status}
+               "paper": fmt(*PAPER.get((model, stage), (math.nan, math.nan))), "recorded": status,
+               "hours": f"{hours:.1f}" if (hours := full_hours(done)) else "–"}
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "stage"]).fillna("–") if rows else pd.DataFrame()
