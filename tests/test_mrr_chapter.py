@@ -451,6 +451,9 @@ def test_size_claims_are_decided_by_the_permutation_test_over_graphs_with_models
     few = judged([0.9, 0.7, 0.6, 0.2, 0.4], counting=datasets[:4])  # 4 graphs: 2 of 4! is above 0.05
     assert few["mrr-falls-with-size"].verdict is Verdict.NOT_DECIDED and "4 of the 5" in few["mrr-falls-with-size"].evidence
     assert few["mrr-falls-with-size"].reason == "a size trend needs 5 graphs with models at the paper's quality"
+    # Hoyt et al. publish MRRs on four graphs only: no model can count on a fifth, and the evidence says so
+    assert len(claims.PUBLISHED_GRAPHS) == 4 and few["mrr-falls-with-size"].evidence.endswith("; published MRRs exist on 4")
+    assert claims.published_note().startswith("published MRRs cover only 4 graphs (")
 
 
 def test_loading_a_knowledge_graph_logs_nothing_even_when_logging_is_on(caplog):

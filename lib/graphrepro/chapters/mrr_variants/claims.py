@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from graphrepro import report
-from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, PAPER_PCQM, QUALITY_TOLERANCE
+from graphrepro.chapters.mrr_variants.paper import CHAPTER, KG_LABELS, PAPER_KG_MRR, PAPER_PCQM, QUALITY_TOLERANCE
 from graphrepro.chapters.mrr_variants.tables import RHO, SCALE, TREND_P, Quality, Tables, pykeen_gaps, shift_gains, worked_example
 from graphrepro.experiments import kg_hoyt
 from graphrepro.metrics import ranking
@@ -128,6 +128,17 @@ ALPHA = 1 - LEVEL
 # the fewest graphs whose sizes can be permuted to a two-sided p below ALPHA (2 of k! assignments reach |ρ| = 1):
 # five, so Hoyt et al.'s four graphs could not decide it either
 MIN_GRAPHS = next(k for k in itertools.count(2) if 2 / math.factorial(k) < ALPHA)
+# the knowledge graphs with a published MRR that a model can be held to: only their models can count
+PUBLISHED_GRAPHS = sorted({dataset for dataset, _ in PAPER_KG_MRR})
+
+
+def published_note() -> str:
+    """Whether the published MRRs cover enough knowledge graphs for any profile to decide the size claims."""
+    names = ", ".join(KG_LABELS.get(d, d) for d in PUBLISHED_GRAPHS)
+    if len(PUBLISHED_GRAPHS) >= MIN_GRAPHS:
+        return f"published MRRs cover {len(PUBLISHED_GRAPHS)} graphs ({names}), enough for the `paper` profile to decide them"
+    return (f"published MRRs cover only {len(PUBLISHED_GRAPHS)} graphs ({names}), so no profile decides them until a "
+            f"graph with published MRRs for these models is added")
 
 
 def _trend(t: Tables, metric: str) -> Evidence:
@@ -159,7 +170,8 @@ def _by_size(t: Tables, decide: Callable[[], Evidence]) -> Callable[[], Evidence
         if not trained:
             return Evidence(None, "no records")
         if good < MIN_GRAPHS:
-            return Evidence(None, f"models at the paper's quality on {good} of the {trained} knowledge graphs trained",
+            short = f"; published MRRs exist on {len(PUBLISHED_GRAPHS)}" if len(PUBLISHED_GRAPHS) < MIN_GRAPHS else ""
+            return Evidence(None, f"models at the paper's quality on {good} of the {trained} knowledge graphs trained{short}",
                             undecided=f"a size trend needs {MIN_GRAPHS} graphs with models at the paper's quality")
         return decide()
 
