@@ -195,7 +195,7 @@ def full_hours(runs: pd.DataFrame) -> float:
 
 
 def hours_note(runs: pd.DataFrame) -> str:
-    """``full_hours`` of the given records in words, with the devices they ran on: '38.6 hours (2 runs on cpu)'."""
+    """``full_hours`` of the given records in words, with the devices they ran on: '38.6 hours (2 run(s) on cpu)'."""
     if not len(runs):
         return "none recorded yet"
     return f"{full_hours(runs):.1f} hours ({len(runs)} run(s) on {', '.join(sorted(runs.device.dropna().unique()))})"

@@ -138,7 +138,7 @@ def published_note() -> str:
     if len(PUBLISHED_GRAPHS) >= MIN_GRAPHS:
         return f"published MRRs cover {len(PUBLISHED_GRAPHS)} graphs ({names}), enough for the `paper` profile to decide them"
     return (f"published MRRs cover only {len(PUBLISHED_GRAPHS)} graphs ({names}), so no profile decides them until a "
-            f"graph with published MRRs for these models is added")
+            "graph with published MRRs for these models is added")
 
 
 def _trend(t: Tables, metric: str) -> Evidence:
