@@ -173,7 +173,8 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 long_runs = configs.run(params, "long")
 
 # %% tags=["hide-input"]
-everything = configs.all_runs(main_runs, long_runs, configs.full_runs(params))
+full_runs = configs.full_runs(params)
+everything = configs.all_runs(main_runs, long_runs, full_runs)
 curve = tables.curves(everything)
 report.glue_figure("lrgb_head_curves", figures.curve_figure(curve, params, chance))
 order = tables.order_table(curve, params)
@@ -181,7 +182,7 @@ display(order)
 glue("lrgb_head_stopping", checks.stopping_note(params), display=False)
 glue("lrgb_head_long_epochs", str(params["long_epochs"]), display=False)
 budget = tables.budget_table(configs.all_runs(everything, checks.fidelity_runs(params)), params, underway.load("lrgb-head"))
-glue("lrgb_head_full_hours", tables.hours_note(configs.full_runs(params)), display=False)
+glue("lrgb_head_full_hours", tables.hours_note(full_runs), display=False)
 report.plain_table(budget)
 
 # %% [markdown]
