@@ -3,6 +3,8 @@ parameter counts against LRGB's, the AP metric against scikit-learn, and checkpo
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,10 +118,10 @@ def test_random_walk_encoding_is_the_return_probability():
     torch.testing.assert_close(rwse, torch.stack(expected, 1))
 
 
-@pytest.mark.parametrize("model,base,mixed", [("GCN", "lrgb", "float32"), ("GatedGCN", "tuned", "float32"),
-                                             ("GatedGCN", "tuned", "bfloat16")])
+@pytest.mark.parametrize("model,base,mixed,moved", [("GCN", "lrgb", "float32", False), ("GatedGCN", "tuned", "float32", False),
+                                                   ("GatedGCN", "tuned", "bfloat16", False), ("GCN", "lrgb", "float32", True)])
 @pytest.mark.slow
-def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base, mixed):
+def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp_path, monkeypatch, model, base, mixed, moved):
     monkeypatch.setenv("GRAPHREPRO_DATA", str(tmp_path))
     graphs = random_molecules(48)
     data = {"train": graphs[:32], "val": graphs[32:40], "test": graphs[40:]}
@@ -130,13 +132,18 @@ def test_an_interrupted_run_continues_from_its_checkpoint_to_the_same_result(tmp
     straight = lrgb.train_run(data, config, torch.device("cpu"), "straight")
     assert lrgb.train_run(data, config, torch.device("cpu"), "halves", stop_after=2) is None
     assert (lrgb.checkpoint_dir("halves") / "state.pt").exists()
+    if moved:  # carried in the run store, then on to a machine whose cache has none
+        assert checkpoints.carry(lrgb.checkpoint_dir("halves")) == [checkpoints.carried(lrgb.checkpoint_dir("halves") / "state.pt")]
+        shutil.rmtree(lrgb.checkpoint_dir("halves"))
+        assert lrgb.epochs_checkpointed("halves") == 2 and not lrgb.checkpoint_dir("halves").exists()  # looking copies nothing
     resumed = lrgb.train_run(data, config, torch.device("cpu"), "halves")
     for name in ("val_ap", "test_ap", "val_loss", "best_epoch", "epochs_run"):
         assert resumed[name] == straight[name]
     curve = resumed["artefacts"]["curve"]  # the first process's two epochs count in the record
     assert straight["resumed_s"] == 0 and resumed["resumed_s"] == pytest.approx((curve["train_s"] + curve["eval_s"])[:2].sum())
     np.testing.assert_array_equal(resumed["artefacts"]["curve"]["val_ap"], straight["artefacts"]["curve"]["val_ap"])
-    assert not lrgb.checkpoint_dir("halves").exists()  # a finished run leaves no checkpoint behind
+    assert not lrgb.checkpoint_dir("halves").exists()  # a finished run leaves no checkpoint behind, carried or not
+    assert not checkpoints.carried(lrgb.checkpoint_dir("halves")).exists()
 
 
 def test_a_checkpoint_that_does_not_match_its_digest_is_not_loaded(tmp_path):
@@ -773,7 +780,7 @@ def test_the_budget_table_says_how_far_an_unrecorded_run_had_trained_on_the_snap
         tables.budget_table(pd.concat([hand_made_runs(params), recorded]), params, {"date": None, "runs": {}}))
 
 
-def test_underway_keeps_the_epochs_each_unrecorded_runs_checkpoint_holds():
+def test_underway_keeps_the_epochs_and_carries_the_checkpoint_of_each_unrecorded_run():
     from graphrepro import bench, underway
 
     (experiment, members), = [g for g in bench.probe_groups("lrgb-head", pages.resolve("lrgb-head", "smoke")).values()][:1]
@@ -786,5 +793,11 @@ def test_underway_keeps_the_epochs_each_unrecorded_runs_checkpoint_holds():
     assert underway.load("lrgb-head") == {"date": None, "runs": {}}
     underway.save("lrgb-head", runs)
     assert underway.load("lrgb-head")["runs"] == runs
+    key = experiment.key(config)
+    assert underway.carry("lrgb-head", runs) == ([checkpoints.carried(state)], [])
+    assert underway.carry("lrgb-head", runs) == ([], [])  # nothing further on since
+    store.write_record(paper.CHAPTER, {"key": key, "experiment": experiment.name, "version": experiment.version,
+                                       "config": config, "metrics": {"test_ap": 0.3}})
+    assert underway.carry("lrgb-head", {}) == ([], [key]) and not checkpoints.carried(state).exists()
     underway.save("lrgb-head", {})
     assert underway.load("lrgb-head") == {"date": None, "runs": {}}

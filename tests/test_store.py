@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -325,6 +326,31 @@ def test_a_checkpoint_carries_its_counts_and_a_torn_one_none(tmp_path):
     with pytest.warns(checkpoints.TornCheckpoint, match="starts over"):
         assert checkpoints.seconds(path) == 0.0
     assert not path.exists() and not path.with_suffix(".seconds").exists() and not path.with_suffix(".epochs").exists()
+
+
+def test_a_carried_checkpoint_resumes_where_the_cache_has_none_or_fewer_epochs(recwarn):
+    folder = checkpoints.folder("exp", "run")
+    path, copy = folder / "state.pt", checkpoints.carried(folder / "state.pt")
+    assert copy == paths.results_dir() / "underway" / "checkpoints" / "exp" / "run" / "state.pt"
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 3"), seconds=9.0, epochs=3)
+    assert checkpoints.carry(folder) == [copy] and checkpoints.carry(folder) == []  # only when further on
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["state.epochs", "state.pt", "state.seconds", "state.sha256"]
+    assert checkpoints.carried_keys("exp") == ["run"] and checkpoints.carried_keys("other") == []
+    shutil.rmtree(folder)  # another machine: the repository's copy only
+    assert checkpoints.read_verified(path, repair=False) == b"epoch 3" and not folder.exists()  # a look copies nothing
+    assert checkpoints.count(path, "epochs", repair=False) == 3
+    assert checkpoints.seconds(path) == 9.0 and path.read_bytes() == b"epoch 3"  # the run starts: copied into the cache
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 4"), epochs=4)
+    assert checkpoints.read_verified(path) == b"epoch 4"  # the cache is further on than the carried copy
+    assert checkpoints.carry(folder) == [copy] and copy.read_bytes() == b"epoch 4" and checkpoints.seconds(copy) == 0
+    copy.write_bytes(b"epoch 9, torn")
+    shutil.rmtree(folder)
+    assert checkpoints.read_verified(path) is None and copy.exists() and not recwarn.list  # never loaded, nor removed
+    checkpoints.discard(folder)
+    assert not copy.parent.exists() and checkpoints.carried_keys("exp") == []
+    with pytest.raises(ValueError, match="not a checkpoint folder in the cache"):
+        checkpoints.carry(paths.results_dir())
+    assert checkpoints.carried(paths.results_dir()) is None
 
 
 def test_a_reader_that_only_looks_leaves_a_checkpoint_caught_between_its_two_moves(tmp_path, recwarn):

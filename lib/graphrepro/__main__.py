@@ -58,11 +58,14 @@ def _parser() -> argparse.ArgumentParser:
                              "in results/uncommitted.json (with --chapter, --max-minutes; a rerun resumes)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
     underway = sub.add_parser("underway", help="a chapter's runs training on this machine (as `train` names them), epochs "
-                                               "checkpointed of planned; keeps results/underway/<chapter>.json for its page")
+                                               "checkpointed of planned; keeps results/underway/<chapter>.json for its page "
+                                               "and their checkpoints in results/underway/checkpoints/, so that `train` "
+                                               "resumes them on the machine a commit goes to")
     underway.add_argument("chapter")
     underway.add_argument("--profile", default="paper", help=f"one of {', '.join(pages.PROFILES)} (default paper: the long runs)")
     underway.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                           help="as given to `train`")
+    underway.add_argument("--no-carry", action="store_true", help="keep the snapshot only, not the checkpoints")
     bench = sub.add_parser("bench", help="seconds per run and each chapter's wall time")
     bench.add_argument("--seeds", type=int, default=5)
     bench.add_argument("--chapter", default=None, help="one chapter (default: every chapter)")
@@ -235,10 +238,17 @@ def _underway(args: argparse.Namespace) -> int:
 
     runs = underway.checkpointed(args.chapter, params)
     path = underway.save(args.chapter, runs)
+    written, dropped = ([], []) if args.no_carry else underway.carry(args.chapter, runs)
+    if dropped:
+        print(f"dropped the carried checkpoints of {len(dropped)} run(s) recorded since: {', '.join(dropped)}")
     if not runs:
         print(f"{args.chapter} ({args.profile}): no run is training here")
         return 0
     print(f"{args.chapter} ({args.profile}): {len(runs)} run(s) training here; kept in {path} (commit it: the page reads it)")
+    if written:
+        megabytes = sum(p.stat().st_size for p in written) / 2**20
+        print(f"carried {len(written)} checkpoint(s), {megabytes:.1f} MB, in {written[0].parents[2]}: commit them, "
+              "and `train` resumes those runs wherever the commit goes")
     _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")}, "epochs": f"{r['epochs']} of {r['planned']}"}
             for k, r in runs.items()])
     return 0

@@ -1,12 +1,14 @@
-"""Checkpoints of long runs: kept in the cache (never the repository) while a run trains, each file pinned by
-its sha256 beside it, so a torn or edited checkpoint is never unpickled: the run starts over instead. A
-checkpoint may carry counts beside it (the seconds of training it embodies, so a resumed run's record counts every
-process; its epochs, so an observer need not unpickle it)."""
+"""Checkpoints of long runs: kept in the cache while a run trains, each file pinned by its sha256 beside it,
+so a torn or edited checkpoint is never unpickled: the run starts over instead. A checkpoint may carry counts
+beside it (the seconds of training it embodies, so a resumed run's record counts every process; its epochs, so
+an observer need not unpickle it). A copy can be carried in the run store (``carry``), so that a commit takes
+an unfinished run to another machine, where it resumes from whichever copy holds more epochs."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,17 @@ from graphrepro import paths
 def folder(experiment: str, key: str) -> Path:
     """Where a run's checkpoint lives while it trains."""
     return paths.cache_dir() / "checkpoints" / experiment / key
+
+
+CARRIED = ("underway", "checkpoints")  # under the run store: the copies that travel with the repository
+
+
+def carried(path: Path) -> Path | None:
+    """Where the cache's checkpoint file or folder ``path`` is carried in the run store; None outside the cache."""
+    root = paths.cache_dir() / "checkpoints"
+    if not path.is_relative_to(root):
+        return None
+    return paths.results_dir().joinpath(*CARRIED, path.relative_to(root))
 
 
 def _pin_path(path: Path) -> Path:
@@ -67,7 +80,10 @@ def write_pinned(path: Path, write: Callable[[Path], None], **counts: float) -> 
 def count(path: Path, name: str, repair: bool = True) -> float:
     """The count ``name`` (``COUNTS``) a verified checkpoint carries; 0 when it has none or carries none
     (``repair``: as ``read_verified``)."""
-    if read_verified(path, repair) is None or not _count_path(path, name).exists():
+    if read_verified(path, repair) is None:
+        return 0.0
+    path = _resumable(path, repair=False)
+    if not _count_path(path, name).exists():
         return 0.0
     return float(_count_path(path, name).read_text())
 
@@ -78,22 +94,92 @@ def seconds(path: Path) -> float:
     return count(path, "seconds")
 
 
-def read_verified(path: Path, repair: bool = True) -> bytes | None:
-    """The checkpoint's bytes when they match their pinned sha256; otherwise None, and (with ``repair``, as the
-    run that owns it starts) an unpinned or mismatching file is removed so that nothing loads it later. A reader
-    that only looks, while the run may be writing, passes ``repair=False``: it could see the new file before its pin."""
+def _verified(path: Path) -> bytes | None:
+    """The file's bytes when they match the sha256 pinned beside it; else None."""
     pin = _pin_path(path)
-    if repair:
-        paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
-    if not path.exists():
+    if not path.exists() or not pin.exists():
         return None
     data = path.read_bytes()
-    if pin.exists() and hashlib.sha256(data).hexdigest() == pin.read_text().strip():
-        return data
+    return data if hashlib.sha256(data).hexdigest() == pin.read_text().strip() else None
+
+
+def _epochs(path: Path) -> float:
+    """The epochs count beside a checkpoint, unverified (0 when it carries none)."""
+    counted = _count_path(path, "epochs")
+    return float(counted.read_text()) if counted.exists() else 0.0
+
+
+def _ahead(source: Path | None, target: Path) -> bool:
+    """Whether the checkpoint ``source`` is whole and further on than ``target`` (more epochs, or ``target`` none)."""
+    if source is None or _verified(source) is None:
+        return False
+    return _verified(target) is None or _epochs(source) > _epochs(target)
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Copy a verified checkpoint, its pin and its counts, as ``write_pinned`` writes one."""
+    data = _verified(source)
+    assert data is not None, f"{source} is not a verified checkpoint"
+    counts = {n: float(_count_path(source, n).read_text()) for n in COUNTS if _count_path(source, n).exists()}
+    write_pinned(target, lambda tmp: tmp.write_bytes(data), **counts)
+
+
+def _pinned(folder: Path) -> list[Path]:
+    """The checkpoint files in ``folder`` that have a pin beside them."""
+    return sorted(p for p in folder.glob("*") if p.suffix not in (".sha256", ".staged", *(f".{n}" for n in COUNTS))
+                  and not p.name.startswith(paths.TEMPORARY) and _pin_path(p).exists()) if folder.is_dir() else []
+
+
+def carry(folder: Path) -> list[Path]:
+    """Copy the checkpoints in the cache's ``folder`` that are ahead of their carried copies into the run store
+    (``carried``), for a commit to take to another machine; the copies written."""
+    target = carried(folder)
+    if target is None:
+        raise ValueError(f"{folder} is not a checkpoint folder in the cache ({paths.cache_dir() / 'checkpoints'})")
+    written = [target / p.name for p in _pinned(folder) if _ahead(p, target / p.name)]
+    for path in written:
+        _copy(folder / path.name, path)
+    return written
+
+
+def carried_keys(experiment: str) -> list[str]:
+    """The keys of ``experiment``'s runs with checkpoints carried in the run store."""
+    root = paths.results_dir().joinpath(*CARRIED, experiment)
+    return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def discard(folder: Path) -> None:
+    """Remove a finished run's checkpoint folder, from the cache and from the run store where it was carried."""
+    for path in (folder, carried(folder)):
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _resumable(path: Path, repair: bool) -> Path:
+    """The checkpoint a run resumes from: ``path``, or its carried copy where that is further on (copied into
+    place first with ``repair``, as the run starts: it then goes on writing the cache's)."""
+    copy = carried(path)
+    if copy is None or not _ahead(copy, path):
+        return path
     if not repair:
-        return None
+        return copy
+    _copy(copy, path)
+    return path
+
+
+def read_verified(path: Path, repair: bool = True) -> bytes | None:
+    """The checkpoint's bytes when they match their pinned sha256 (from its carried copy where that is further
+    on: ``_resumable``); otherwise None, and (with ``repair``, as the run that owns it starts) an unpinned or
+    mismatching file is removed so that nothing loads it later. A reader that only looks, while the run may be
+    writing, passes ``repair=False``: it could see the new file before its pin."""
+    if repair:
+        paths.remove_abandoned_temporaries(path.parent)  # a run reads its checkpoint once, as it starts
+    path = _resumable(path, repair)
+    data = _verified(path)
+    if data is not None or not repair or not path.exists():
+        return data
     path.unlink()
-    pin.unlink(missing_ok=True)
+    _pin_path(path).unlink(missing_ok=True)
     for name in COUNTS:
         _count_path(path, name).unlink(missing_ok=True)
     warnings.warn(f"the checkpoint {path} does not match its pinned sha256 (torn or edited): removed, and the run "

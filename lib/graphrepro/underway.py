@@ -1,6 +1,7 @@
 """Runs training on this machine and not yet recorded: how many epochs their checkpoints hold, kept as
 ``results/underway/<chapter>.json`` (``python -m graphrepro underway``) so that a page can say how far its
-long runs have got. A dated snapshot of one machine, not a result: a run's record supersedes its entry."""
+long runs have got, and their checkpoints, carried under ``results/underway/checkpoints/`` so that a commit
+takes them to the next machine. A dated snapshot, not a result: a run's record supersedes its entry."""
 
 from __future__ import annotations
 
@@ -49,6 +50,20 @@ def save(slug: str, runs: dict[str, dict[str, Any]]) -> Path | None:
     snapshot = {"chapter": slug, **measured_on(), "runs": runs}
     paths.write_atomically(path, lambda tmp: tmp.write_text(json.dumps(snapshot, indent=1, sort_keys=True) + "\n"))
     return path
+
+
+def carry(slug: str, runs: dict[str, dict[str, Any]]) -> tuple[list[Path], list[str]]:
+    """Copy the checkpoints of ``runs`` (``checkpointed``) that are further on here than their carried copies
+    into the run store, and drop the carried checkpoints of the chapter's runs that have a record since; the
+    copies written and the keys dropped."""
+    from graphrepro import checkpoints, store
+
+    written = [p for key, run in runs.items() for p in checkpoints.carry(checkpoints.folder(run["experiment"], key))]
+    done = {r["key"] for r in store.records(slug)}
+    dropped = [(e.name, key) for e in pages.experiments(slug) for key in checkpoints.carried_keys(e.name) if key in done]
+    for name, key in dropped:
+        checkpoints.discard(checkpoints.folder(name, key))
+    return written, [key for _, key in dropped]
 
 
 def load(slug: str) -> dict[str, Any]:

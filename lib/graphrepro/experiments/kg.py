@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import time
 import warnings
 from collections.abc import Iterator
@@ -305,7 +304,7 @@ def train_run(data: dict[str, Any], config: dict[str, Any], device: torch.device
     metrics["final_loss"] = float(result.losses[-1]) if result.losses else float("nan")
     metrics["artefacts"] = {"ranks": arrays}
     metrics["resumed_s"] = resumed_s
-    shutil.rmtree(folder, ignore_errors=True)
+    checkpoints.discard(folder)
     return metrics
 
 

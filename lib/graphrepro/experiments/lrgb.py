@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import math
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -190,13 +189,13 @@ def release_every(model: str) -> int:
 
 
 def checkpoint_dir(key: str) -> Path:
-    """Where a run's checkpoint lives while it trains (the cache, never the repository)."""
+    """Where a run's checkpoint lives while it trains (the cache; ``checkpoints.carry`` copies it to the run store)."""
     return checkpoints.folder("peptides-func", key)
 
 
 def save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
-    """Write the state atomically, then its sha256 beside it (a checkpoint without a matching digest is ignored)."""
-    checkpoints.write_pinned(folder / "state.pt", lambda path: torch.save(state, path))
+    """Write the state atomically, then its sha256 and epochs beside it (a checkpoint without a matching digest is ignored)."""
+    checkpoints.write_pinned(folder / "state.pt", lambda path: torch.save(state, path), epochs=len(state["curve"]["val_ap"]))
 
 
 def load_checkpoint(folder: Path, repair: bool = True) -> dict[str, Any] | None:
@@ -209,8 +208,8 @@ def load_checkpoint(folder: Path, repair: bool = True) -> dict[str, Any] | None:
 
 
 def epochs_checkpointed(key: str) -> int:
-    """Epochs a run not yet recorded has finished in this machine's checkpoint (0 when it has none); it only
-    looks, so a run training meanwhile loses nothing."""
+    """Epochs a run not yet recorded has finished in the checkpoint it would resume from (this machine's or the
+    carried one; 0 when it has none); it only looks, so a run training meanwhile loses nothing."""
     state = load_checkpoint(checkpoint_dir(key), repair=False)
     return 0 if state is None else len(state["curve"]["val_ap"])
 
@@ -309,7 +308,7 @@ def train_run(data: dict[str, list[Data]], config: dict[str, Any], device: torch
                       | {"train_graphs_per_s": np.asarray(train_graphs / np.asarray(curve["train_s"])),
                          "eval_graphs_per_s": np.asarray(eval_graphs / np.asarray(curve["eval_s"]))}},
     }
-    shutil.rmtree(folder, ignore_errors=True)
+    checkpoints.discard(folder)
     return metrics
 
 
