@@ -130,12 +130,13 @@ ALPHA = 1 - LEVEL
 MIN_GRAPHS = next(k for k in itertools.count(2) if 2 / math.factorial(k) < ALPHA)
 # the knowledge graphs with a published MRR that a model can be held to: only their models can count
 PUBLISHED_GRAPHS = sorted({dataset for dataset, _ in PAPER_KG_MRR})
+SIZE_DECIDABLE = len(PUBLISHED_GRAPHS) >= MIN_GRAPHS  # whether any profile can decide the size claims
 
 
 def published_note() -> str:
     """Whether the published MRRs cover enough knowledge graphs for any profile to decide the size claims."""
     names = ", ".join(KG_LABELS.get(d, d) for d in PUBLISHED_GRAPHS)
-    if len(PUBLISHED_GRAPHS) >= MIN_GRAPHS:
+    if SIZE_DECIDABLE:
         return f"published MRRs cover {len(PUBLISHED_GRAPHS)} graphs ({names}), enough for the `paper` profile to decide them"
     return (f"published MRRs cover only {len(PUBLISHED_GRAPHS)} graphs ({names}), so no profile decides them until a "
             "graph with published MRRs for these models is added")
@@ -170,7 +171,7 @@ def _by_size(t: Tables, decide: Callable[[], Evidence]) -> Callable[[], Evidence
         if not trained:
             return Evidence(None, "no records")
         if good < MIN_GRAPHS:
-            short = f"; published MRRs exist on {len(PUBLISHED_GRAPHS)}" if len(PUBLISHED_GRAPHS) < MIN_GRAPHS else ""
+            short = "" if SIZE_DECIDABLE else f"; published MRRs exist on {len(PUBLISHED_GRAPHS)}"
             return Evidence(None, f"models at the paper's quality on {good} of the {trained} knowledge graphs trained{short}",
                             undecided=f"a size trend needs {MIN_GRAPHS} graphs with models at the paper's quality")
         return decide()
