@@ -801,3 +801,17 @@ def test_underway_keeps_the_epochs_and_carries_the_checkpoint_of_each_unrecorded
     assert underway.carry("lrgb-head", {}) == ([], [key]) and not checkpoints.carried(state).exists()
     underway.save("lrgb-head", {})
     assert underway.load("lrgb-head") == {"date": None, "runs": {}}
+
+
+def test_the_underway_command_carries_checkpoints_unless_told_not_to(capsys):
+    from graphrepro import bench
+    from graphrepro.__main__ import main
+
+    (experiment, members), = [g for g in bench.probe_groups("lrgb-head", pages.resolve("lrgb-head", "smoke")).values()][:1]
+    folder = lrgb.checkpoint_dir(experiment.key(members[0]))
+    lrgb.save_checkpoint(folder, {"curve": {"val_ap": [0.2, 0.3, 0.4]}})
+    assert main(["underway", "lrgb-head", "--profile", "smoke", "--no-carry"]) == 0
+    assert "3 of" in capsys.readouterr().out and not checkpoints.carried(folder).exists()
+    assert main(["underway", "lrgb-head", "--profile", "smoke"]) == 0
+    assert "carried 1 checkpoint(s)" in capsys.readouterr().out
+    assert sorted(p.name for p in checkpoints.carried(folder).iterdir()) == ["state.epochs", "state.pt", "state.sha256"]
