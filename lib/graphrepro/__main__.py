@@ -242,9 +242,10 @@ def _underway(args: argparse.Namespace) -> int:
     if dropped:
         print(f"dropped the carried checkpoints of {len(dropped)} run(s) recorded since: {', '.join(dropped)}")
     if not runs:
-        print(f"{args.chapter} ({args.profile}): no run is training here")
+        print(f"{args.chapter} ({args.profile}): no unfinished run is checkpointed here or carried")
         return 0
-    print(f"{args.chapter} ({args.profile}): {len(runs)} run(s) training here; kept in {path} (commit it: the page reads it)")
+    print(f"{args.chapter} ({args.profile}): {len(runs)} unfinished run(s) checkpointed here or carried; kept in {path} "
+          "(commit it: the page reads it)")
     if written:
         megabytes = sum(p.stat().st_size for p in written) / 2**20
         print(f"carried {len(written)} checkpoint(s), {megabytes:.1f} MB, in {written[0].parents[2]}: commit them, "
