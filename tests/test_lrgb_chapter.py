@@ -803,7 +803,7 @@ def test_underway_keeps_the_epochs_and_carries_the_checkpoint_of_each_unrecorded
     assert underway.load("lrgb-head") == {"date": None, "runs": {}}
 
 
-def test_the_underway_command_carries_checkpoints_unless_told_not_to(capsys):
+def test_the_underway_command_carries_checkpoints_and_train_says_what_it_resumes(capsys, monkeypatch):
     from graphrepro import bench
     from graphrepro.__main__ import main
 
@@ -815,3 +815,8 @@ def test_the_underway_command_carries_checkpoints_unless_told_not_to(capsys):
     assert main(["underway", "lrgb-head", "--profile", "smoke"]) == 0
     assert "carried 1 checkpoint(s)" in capsys.readouterr().out
     assert sorted(p.name for p in checkpoints.carried(folder).iterdir()) == ["state.epochs", "state.pt", "state.sha256"]
+    shutil.rmtree(folder)  # on to another machine: `train` says which runs it resumes, and from where they had got
+    monkeypatch.setattr(configs, "training_plan", lambda params: [])
+    assert main(["train", "lrgb-head", "--profile", "smoke"]) == 0
+    assert f"1 unfinished run(s) resume from their checkpoints (this machine's or carried): {experiment.key(members[0])[:10]} " \
+           f"({members[0]['model']} seed {members[0]['seed']}) at 3 of" in capsys.readouterr().out

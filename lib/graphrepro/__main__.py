@@ -185,11 +185,16 @@ def _train(args: argparse.Namespace) -> int:
     params = pages.resolve(args.chapter, args.profile, **pages.parse_overrides(args.chapter, args.parameter))
     workers = _workers(args)
     plan = pages.chapter_module(args.chapter, "configs").training_plan  # refuses the book's computed pages
-    from graphrepro import grid  # heavy (torch): only training needs it, after the parameters are checked
+    from graphrepro import grid, underway  # heavy (torch): only training needs them, after the parameters are checked
 
     _committed_or_allowed(args, f"{args.chapter} ({args.profile})")
     if workers:
         os.environ[grid.WORKERS] = str(workers)
+    resuming = underway.checkpointed(args.chapter, params)
+    if resuming:
+        print(f"{args.chapter}: {len(resuming)} unfinished run(s) resume from their checkpoints (this machine's or "
+              "carried): " + ", ".join(f"{k[:10]} ({r['model']} seed {r['seed']}) at {r['epochs']} of {r['planned']} epochs"
+                                       for k, r in resuming.items()), flush=True)
     for desc, step in plan(params):
         print(f"{args.chapter}: {desc} ...", flush=True)
         step()
