@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
                              "each whose re-run matches it is replaced by the re-run, the others stay with their reason "
                              "in results/uncommitted.json (with --chapter, --max-minutes; a rerun resumes)")
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
-    underway = sub.add_parser("underway", help="a chapter's runs training on this machine (as `train` names them), epochs "
+    underway = sub.add_parser("underway", help="a chapter's unfinished runs (as `train` names them), epochs "
                                                "checkpointed of planned; keeps results/underway/<chapter>.json for its page "
                                                "and their checkpoints in results/underway/checkpoints/, so that `train` "
                                                "resumes them on the machine a commit goes to")

@@ -205,7 +205,7 @@ CHECKPOINT = "checkpoint.pt"
 
 
 def epochs_checkpointed(key: str) -> int:
-    """Epochs a run not yet recorded has finished in this machine's pykeen checkpoint (0 when it has none), as the
+    """Epochs a run not yet recorded has finished in the pykeen checkpoint it would resume from (0 when none), as the
     count beside it says; it only looks, never unpickles, so a run training meanwhile loses nothing."""
     return int(checkpoints.count(checkpoints.folder(EXPERIMENT_NAME, key) / CHECKPOINT, "epochs", repair=False))
 
