@@ -82,10 +82,7 @@ def count(path: Path, name: str, repair: bool = True) -> float:
     (``repair``: as ``read_verified``)."""
     if read_verified(path, repair) is None:
         return 0.0
-    path = _resumable(path, repair=False)
-    if not _count_path(path, name).exists():
-        return 0.0
-    return float(_count_path(path, name).read_text())
+    return _counted(_resumable(path, repair=False), name) or 0.0
 
 
 def seconds(path: Path) -> float:
@@ -103,24 +100,24 @@ def _verified(path: Path) -> bytes | None:
     return data if hashlib.sha256(data).hexdigest() == pin.read_text().strip() else None
 
 
-def _epochs(path: Path) -> float:
-    """The epochs count beside a checkpoint, unverified (0 when it carries none)."""
-    counted = _count_path(path, "epochs")
-    return float(counted.read_text()) if counted.exists() else 0.0
+def _counted(path: Path, name: str) -> float | None:
+    """The count ``name`` beside a checkpoint, unverified; None when it carries none."""
+    counted = _count_path(path, name)
+    return float(counted.read_text()) if counted.exists() else None
 
 
 def _ahead(source: Path | None, target: Path) -> bool:
     """Whether the checkpoint ``source`` is whole and further on than ``target`` (more epochs, or ``target`` none)."""
     if source is None or _verified(source) is None:
         return False
-    return _verified(target) is None or _epochs(source) > _epochs(target)
+    return _verified(target) is None or (_counted(source, "epochs") or 0) > (_counted(target, "epochs") or 0)
 
 
 def _copy(source: Path, target: Path) -> None:
     """Copy a verified checkpoint, its pin and its counts, as ``write_pinned`` writes one."""
     data = _verified(source)
     assert data is not None, f"{source} is not a verified checkpoint"
-    counts = {n: float(_count_path(source, n).read_text()) for n in COUNTS if _count_path(source, n).exists()}
+    counts = {n: value for n in COUNTS if (value := _counted(source, n)) is not None}
     write_pinned(target, lambda tmp: tmp.write_bytes(data), **counts)
 
 
