@@ -343,6 +343,9 @@ def test_a_carried_checkpoint_resumes_where_the_cache_has_none_or_fewer_epochs(r
     checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 4"), epochs=4)
     assert checkpoints.read_verified(path) == b"epoch 4"  # the cache is further on than the carried copy
     assert checkpoints.carry(folder) == [copy] and copy.read_bytes() == b"epoch 4" and checkpoints.seconds(copy) == 0
+    checkpoints.write_pinned(path, lambda tmp: tmp.write_bytes(b"epoch 5, no count"))  # as older code wrote them
+    assert checkpoints.carry(folder) == [copy] and copy.read_bytes() == b"epoch 5, no count"
+    assert checkpoints.carry(folder) == []
     copy.write_bytes(b"epoch 9, torn")
     shutil.rmtree(folder)
     assert checkpoints.read_verified(path) is None and copy.exists() and not recwarn.list  # never loaded, nor removed

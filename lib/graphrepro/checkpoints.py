@@ -113,6 +113,16 @@ def _ahead(source: Path | None, target: Path) -> bool:
     return _verified(target) is None or (_counted(source, "epochs") or 0) > (_counted(target, "epochs") or 0)
 
 
+def _newer(live: Path, copy: Path) -> bool:
+    """Whether the training machine's checkpoint ``live`` should replace its carried ``copy``: whole, other than the
+    copy, and not fewer epochs (a checkpoint without an epochs count, as older ones are, counts as no fewer)."""
+    data = _verified(live)
+    if data is None or data == _verified(copy):
+        return False
+    epochs = _counted(live, "epochs")
+    return epochs is None or epochs >= (_counted(copy, "epochs") or 0) or _verified(copy) is None
+
+
 def _copy(source: Path, target: Path) -> None:
     """Copy a verified checkpoint, its pin and its counts, as ``write_pinned`` writes one."""
     data = _verified(source)
@@ -133,7 +143,7 @@ def carry(folder: Path) -> list[Path]:
     target = carried(folder)
     if target is None:
         raise ValueError(f"{folder} is not a checkpoint folder in the cache ({paths.cache_dir() / 'checkpoints'})")
-    written = [target / p.name for p in _pinned(folder) if _ahead(p, target / p.name)]
+    written = [target / p.name for p in _pinned(folder) if _newer(p, target / p.name)]
     for path in written:
         _copy(folder / path.name, path)
     return written
