@@ -161,8 +161,8 @@ report.glue_figure("lrgb_head_heads", figures.head_figure(long, params, chance))
 # That command trains the claims' cells first (GCN's three, tuned GatedGCN, GatedGCN's LRGB stages, GINE's three),
 # then the RWSE ablation, and GPS, the costliest, last; seed 0 of each cell before seed 1, except that a run
 # already under way (a checkpoint holds some of its epochs) resumes before a new one starts. `python -m graphrepro
-# underway lrgb-head` carries those checkpoints in `results/underway/`, so a run resumes on whichever machine a
-# commit reaches.
+# underway lrgb-head` copies those checkpoints to `results/underway/checkpoints/` (git-ignored), so a run can
+# resume on another machine they are copied to.
 # The table gives each cell at the profile's epochs, the GCN pair at {glue:text}`lrgb_head_long_epochs` epochs
 # too (in the profile's precision, over the seeds of the fidelity check below), and at the papers' (`500/250`),
 # beside the paper's number, how many of the papers'-budget runs are recorded and the hours they took, each on one

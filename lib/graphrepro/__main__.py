@@ -59,8 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--tolerance", type=float, default=None, help="absolute, when not exact (default: each metric's own)")
     underway = sub.add_parser("underway", help="a chapter's unfinished runs (as `train` names them), epochs "
                                                "checkpointed of planned; keeps results/underway/<chapter>.json for its page "
-                                               "and their checkpoints in results/underway/checkpoints/, so that `train` "
-                                               "resumes them on the machine a commit goes to")
+                                               "and their checkpoints in results/underway/checkpoints/ (git-ignored), which "
+                                               "`train` resumes from on any machine they are copied to")
     underway.add_argument("chapter")
     underway.add_argument("--profile", default="paper", help=f"one of {', '.join(pages.PROFILES)} (default paper: the long runs)")
     underway.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
@@ -253,8 +253,8 @@ def _underway(args: argparse.Namespace) -> int:
           "(commit it: the page reads it)")
     if written:
         megabytes = sum(p.stat().st_size for p in written) / 2**20
-        print(f"carried {len(written)} checkpoint(s), {megabytes:.1f} MB, in {written[0].parents[2]}: commit them, "
-              "and `train` resumes those runs wherever the commit goes")
+        print(f"carried {len(written)} checkpoint(s), {megabytes:.1f} MB, in {written[0].parents[2]}: copy them to "
+              "another machine's clone, and `train` resumes those runs there")
     _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")}, "epochs": f"{r['epochs']} of {r['planned']}"}
             for k, r in runs.items()])
     return 0

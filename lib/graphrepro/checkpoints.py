@@ -1,7 +1,7 @@
 """Checkpoints of long runs: kept in the cache while a run trains, each file pinned by its sha256 beside it,
 so a torn or edited checkpoint is never unpickled: the run starts over instead. A checkpoint may carry counts
 beside it (the seconds of training it embodies, so a resumed run's record counts every process; its epochs, so
-an observer need not unpickle it). A copy can be carried in the run store (``carry``), so that a commit takes
+an observer need not unpickle it). A copy can be carried in the run store (``carry``), so that a copy of it takes
 an unfinished run to another machine, where it resumes from whichever copy holds more epochs."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def _pinned(folder: Path) -> list[Path]:
 
 def carry(folder: Path) -> list[Path]:
     """Copy the checkpoints in the cache's ``folder`` that are ahead of their carried copies into the run store
-    (``carried``), for a commit to take to another machine; the copies written."""
+    (``carried``), for a copy to take to another machine (the folder is git-ignored); the copies written."""
     target = carried(folder)
     if target is None:
         raise ValueError(f"{folder} is not a checkpoint folder in the cache ({paths.cache_dir() / 'checkpoints'})")
