@@ -3,6 +3,7 @@ parameter counts against LRGB's, the AP metric against scikit-learn, and checkpo
 
 from __future__ import annotations
 
+import copy
 import shutil
 
 import numpy as np
@@ -585,6 +586,42 @@ def test_the_fast_step_computes_todays_function_without_dropout(model):
         lrgb.make_config(model, "tuned", 0, step="faster")
 
 
+def test_onednn_linear_is_nn_linear_to_rounding_and_steps_aside_under_autocast():
+    """Forward and every gradient equal nn.Linear's to fp32 rounding (2-D and 3-D inputs, with and without
+    bias), the same call gives the same bits twice, and under bf16 autocast it is nn.Linear's bf16 product."""
+    from graphrepro.models import onednn
+
+    torch.manual_seed(0)
+    for bias, shape in ((True, (300, 95)), (False, (4, 75, 95))):
+        plain = torch.nn.Linear(95, 40, bias=bias)
+        fast = onednn.use_onednn(torch.nn.Sequential(copy.deepcopy(plain)))[0]
+        assert type(fast) is onednn.OneDNNLinear and torch.equal(fast.weight, plain.weight)
+        outs = []
+        for layer in (plain, fast, fast):
+            x = torch.randn(shape, generator=torch.Generator().manual_seed(1), requires_grad=True)
+            y = layer(x)
+            (y * torch.linspace(-1, 1, y.numel()).view(y.shape)).sum().backward()
+            outs.append([y.detach(), x.grad] + [p.grad.clone() for p in layer.parameters()])
+            layer.zero_grad()
+        assert all(torch.allclose(f, r, rtol=1e-5, atol=1e-5) for f, r in zip(outs[1], outs[0]))
+        assert all(torch.equal(a, b) for a, b in zip(outs[1], outs[2]))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert torch.equal(fast(torch.ones(3, 95)), plain(torch.ones(3, 95)))
+        assert fast(torch.ones(3, 95)).dtype == torch.bfloat16
+
+
+def test_onednn_products_are_keyed_and_refused_where_torch_has_no_onednn(monkeypatch):
+    """``matmul`` torch's own stays out of the key (today's records keep theirs), ``onednn`` is in it, another is
+    refused; a torch without oneDNN refuses to build such a model, with the reason."""
+    assert lrgb.make_config("GatedGCN", "tuned", 0, matmul="aten") == lrgb.make_config("GatedGCN", "tuned", 0)
+    assert lrgb.make_config("GatedGCN", "tuned", 0, matmul="onednn")["matmul"] == "onednn"
+    with pytest.raises(ValueError, match="unknown matmul"):
+        lrgb.make_config("GatedGCN", "tuned", 0, matmul="mkl")
+    monkeypatch.setattr(torch.backends.mkldnn, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="no oneDNN"):
+        lrgb.build(lrgb.make_config("GatedGCN", "tuned", 0, matmul="onednn"))
+
+
 @pytest.fixture(scope="module")
 def peptides(tmp_path_factory):
     """Real Peptides-func, processed once for the module from an empty cache (the tests skip where the data cannot be had)."""
@@ -632,6 +669,27 @@ def test_the_bf16_step_stays_near_todays_fp32_step_on_real_peptides(model, base,
     assert (mixed - exact).abs().max() <= 0.05 * (exact.max() - exact.min())
     assert torch.nn.functional.cosine_similarity(mixed_grad, exact_grad, dim=0) > 0.99
     assert abs(float(mixed_grad.norm() / exact_grad.norm()) - 1.0) < 0.1
+
+
+@pytest.mark.parametrize("model", ["GINE", "GatedGCN", "GPS"])
+@pytest.mark.slow
+def test_onednn_products_give_the_fast_steps_scores_and_gradients_on_real_peptides(model, peptides, monkeypatch):
+    """On a batch of 48 real Peptides-func molecules, dropout on (its draws do not depend on the products): the
+    fast fp32 step with oneDNN's products gives torch's scores and gradients to fp32 rounding."""
+    monkeypatch.setattr(lrgb.lrgb_data, "load_peptides_func", lambda progress=False: peptides)
+    runs = {}
+    for matmul in lrgb.MATMULS:
+        config = lrgb.make_config(model, "tuned", 0, train_graphs=48, eval_graphs=8, step="fast", matmul=matmul)
+        batch = Batch.from_data_list(lrgb.prepare(config)["train"])
+        torch.manual_seed(0)
+        net = lrgb.build(config).train()
+        logits = net(batch)
+        torch.nn.functional.binary_cross_entropy_with_logits(logits, batch.y).backward()
+        runs[matmul] = (logits.detach(), torch.cat([p.grad.flatten() for p in net.parameters() if p.grad is not None]))
+    (ref, ref_grad), (fast, fast_grad) = runs["aten"], runs["onednn"]
+    assert not torch.equal(fast_grad, ref_grad)  # the products did change: rounding differs
+    assert torch.allclose(fast, ref, rtol=1e-4, atol=1e-5)
+    assert torch.allclose(fast_grad, ref_grad, rtol=1e-3, atol=1e-6 * float(ref_grad.abs().max()))
 
 
 def test_the_sparse_product_of_fp32_operands_runs_in_fp32_under_autocast():
@@ -759,6 +817,8 @@ def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows
     full = configs.full_params(params)
     other = configs.config(full, "GCN", "LRGB, 2-layer head", 1)
     assert {k: other[k] for k in ("precision", "step") if k in other} == setting
+    gated = configs.config({**full, "models": ["GCN", "GatedGCN"]}, "GatedGCN", "tuned", 0)
+    assert "matmul" not in other and gated.get("matmul") == ("onednn" if bf16_ap == 0.300 else None)
     assert configs.config(full, *paper.FIRST_FULL) == configs.config({**full, "precision": "bfloat16"}, *paper.FIRST_FULL)
     assert "precision" not in configs.config(full, *paper.FIRST_FULL) and "step" not in configs.config(full, *paper.FIRST_FULL)
     assert "precision" not in configs.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs
@@ -820,3 +880,28 @@ def test_the_underway_command_carries_checkpoints_and_train_says_what_it_resumes
     assert main(["train", "lrgb-head", "--profile", "smoke"]) == 0
     assert f"1 unfinished run(s) resume from their checkpoints (this machine's or carried): {experiment.key(members[0])[:10]} " \
            f"({members[0]['model']} seed {members[0]['seed']}) at 3 of" in capsys.readouterr().out
+
+
+def test_the_step_bench_times_each_way_and_measures_how_far_each_moves_the_gradient(monkeypatch, isolated_store):
+    """``bench --chapter lrgb-head``'s step rows, on small molecules: a time and a speedup for every way, and
+    gradients within fp32 rounding of the fast step's for oneDNN's products (bf16's further off, where it runs);
+    once kept, the page's products table shows them, and a note before."""
+    from graphrepro import bench, precision
+    from graphrepro.chapters.lrgb_head import benchmarks
+
+    monkeypatch.setattr(lrgb.lrgb_data, "load_peptides_func",
+                        lambda progress=False: {k: random_molecules(6, seed=i) for i, k in enumerate(lrgb.lrgb_data.SPLITS)})
+    monkeypatch.setattr(benchmarks, "MODELS", ("GatedGCN",))
+    rows = [r for r in benchmarks.step_rows(graphs=6) if "forward and backward" in r["run"]]
+    assert [r["run"].split(" tuned")[0] for r in rows] == ["GatedGCN", "GPS"]
+    for row in rows:
+        assert row[f"s, {benchmarks.ONEDNN}"] > 0 and row[f"speedup, {benchmarks.ONEDNN}"] > 0
+        assert 0 < row[f"gradient difference, {benchmarks.ONEDNN}"] < 1e-5
+        if precision.unavailable(precision.BFLOAT16) is None:
+            assert row["gradient difference, bf16, fast step"] > 100 * row[f"gradient difference, {benchmarks.ONEDNN}"]
+    assert "not measured yet" in tables.products_table().iloc[0, 0]
+    bench.save_chapter_bench(paper.CHAPTER, pd.DataFrame(rows), seeds=1)
+    table = tables.products_table()
+    assert list(table.index) == ["GatedGCN", "GPS"]
+    assert table.loc["GPS", "ratio"] == f"{rows[1][f's, {benchmarks.FAST}'] / rows[1][f's, {benchmarks.ONEDNN}']:.2f}×"
+    assert float(table.loc["GatedGCN", "gradient difference, oneDNN"]) == pytest.approx(rows[0][f"gradient difference, {benchmarks.ONEDNN}"], rel=0.05)

@@ -51,6 +51,7 @@ BASES: dict[str, dict[str, Any]] = {
               "residual": True, "batchnorm": False},
 }
 STEPS = ("reference", "fast")  # today's step (its records), and the fast one (models.lrgb.FAST says what changes)
+MATMULS = ("aten", "onednn")  # fp32 linear products on a CPU: torch's own (MKL; the records'), or oneDNN's (models.onednn)
 PLATEAU = {"factor": 0.5, "patience": 20, "min_lr": 1e-5}  # GraphGym's reduce_on_plateau, stepped on val loss
 STOP_AT_MIN_LR = 20  # issue 30's rule: a plateau run may stop at the minimum rate after this many epochs without a better val AP
 EVAL_BATCH = 128  # evaluation batches do not change the scores (BatchNorm uses its running statistics); larger were slower
@@ -59,8 +60,9 @@ EVAL_BATCH = 128  # evaluation batches do not change the scores (BatchNorm uses 
 def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str, Any]:
     """A run: the base configuration of ``model`` with ``overrides`` (``head_layers``, ``rwse``, ``epochs``,
     ``train_graphs``/``eval_graphs`` to take the first graphs of each split, 0 for all; ``precision``; ``step``,
-    ``fast`` for the fast step (``FAST``) in fp32, which bf16 always takes). The defaults, float32 and today's
-    step, stay out of the key, so records made before either existed keep theirs."""
+    ``fast`` for the fast step (``FAST``) in fp32, which bf16 always takes; ``matmul``, ``onednn`` for oneDNN's fp32
+    linear products). The defaults, float32, today's step and torch's products, stay out of the key, so records
+    made before any existed keep theirs."""
     if model not in MODELS + (GPS,):
         raise ValueError(f"unknown model {model!r}; choose from {MODELS + (GPS,)}")
     if model == GPS and base != "tuned":
@@ -70,7 +72,7 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
     shape = TUNED[model] if base == "tuned" else ORIGINAL[model]
     config = {"model": model, "base": base, **BASES[base], **shape, "train_graphs": 0, "eval_graphs": 0,
               "seed": seed}
-    unknown = set(overrides) - set(config) - {"precision", "step", "stop_at_min_lr"}
+    unknown = set(overrides) - set(config) - {"precision", "step", "matmul", "stop_at_min_lr"}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a Peptides-func run")
     if overrides.get("stop_at_min_lr") and config["schedule"] != "plateau":
@@ -79,6 +81,10 @@ def make_config(model: str, base: str, seed: int, **overrides: Any) -> dict[str,
         raise ValueError(f"unknown step {overrides['step']!r}; choose from {STEPS}")
     if overrides.get("step") == "reference" or precision.of(overrides) != precision.FLOAT32:  # today's step and bf16's
         overrides.pop("step", None)  # implied one stay out of the key, as float32 does
+    if overrides.get("matmul", MATMULS[0]) not in MATMULS:
+        raise ValueError(f"unknown matmul {overrides['matmul']!r}; choose from {MATMULS}")
+    if overrides.get("matmul") == MATMULS[0]:
+        overrides.pop("matmul")
     return precision.keyed({**config, **overrides})
 
 
@@ -94,7 +100,7 @@ def architecture(config: dict[str, Any]) -> Architecture:
                         l2norm=config["l2norm"], head_norm=config["head_norm"],
                         rwse_steps=RWSE_STEPS if config["rwse"] else 0, lappe_dim=LAPPE_DIM if config.get("lappe") else 0,
                         heads=config.get("heads", 4), attention_dropout=config.get("attention_dropout", 0.5),
-                        fast=fast_step(config))
+                        fast=fast_step(config), matmul=config.get("matmul", MATMULS[0]))
 
 
 def build(config: dict[str, Any]) -> PeptideModel:
@@ -319,4 +325,4 @@ def train(data: dict[str, list[Data]], configs: list[dict[str, Any]], device: to
 
 EXPERIMENT = Experiment("peptides-func", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("ap", "loss"), selection=lambda c: "ap",
-                        checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=("step",))
+                        checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=("step", "matmul"))

@@ -16,6 +16,7 @@ from torch_geometric.nn import GCNConv, GINEConv, global_mean_pool
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
 from torch_geometric.utils import scatter, to_dense_batch
 
+from graphrepro.models.onednn import use_onednn
 from graphrepro.sparse import block_sum, csr_structure, sort_by_destination
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
@@ -43,6 +44,7 @@ class Architecture:
     attention_dropout: float = 0.5
     outputs: int = 10
     fast: bool = False  # the fast step (``FAST``)
+    matmul: str = "aten"  # fp32 linear products on a CPU: torch's own (MKL) or ``onednn`` (``models.onednn``)
 
 
 FAST = ("dropout masks from random bits (15 per element) in every layer, attention included; GatedGCN's "
@@ -208,6 +210,8 @@ class PeptideModel(nn.Module):
         self.head = GraphHead(arch.hidden, arch.outputs, arch.head_layers, arch.activation, arch.dropout, arch.head_norm,
                               arch.fast)
         self.l2norm = arch.l2norm
+        if arch.matmul == "onednn":
+            use_onednn(self)
 
     def forward(self, batch) -> torch.Tensor:
         h = self.nodes(batch)

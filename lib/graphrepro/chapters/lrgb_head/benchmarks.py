@@ -14,10 +14,10 @@ from graphrepro.chapters.lrgb_head.paper import MODELS
 from graphrepro.experiments import lrgb
 
 
-def training_pass(config: dict[str, Any], graphs: list[Any], chunk: int = 16, recompute: bool = True) -> None:
+def training_pass(config: dict[str, Any], graphs: list[Any], chunk: int = 16, recompute: bool = True) -> torch.nn.Module:
     """One training pass (forward and backward) of ``config``'s model over ``graphs`` in batches of 200, at
-    the config's precision and step; GPS's attention on chunks of ``chunk`` graphs, recomputed in the backward
-    pass or kept."""
+    the config's precision, step and products; GPS's attention on chunks of ``chunk`` graphs, recomputed in the
+    backward pass or kept. The model comes back with the pass's summed gradients."""
     torch.manual_seed(0)
     model = lrgb.build(config)
     for layer in model.layers if config["model"] == lrgb.GPS else ():
@@ -26,28 +26,42 @@ def training_pass(config: dict[str, Any], graphs: list[Any], chunk: int = 16, re
         with precision.autocast(config.get("precision", precision.FLOAT32), torch.device("cpu")):
             logits = model(batch)
         F.binary_cross_entropy_with_logits(logits.float(), batch.y).backward()
+    return model
 
 
+def gradient_difference(config: dict[str, Any], reference: dict[str, Any], graphs: list[Any]) -> float:
+    """|g − g_ref| / |g_ref| for the gradients of one training pass over ``graphs`` (the same seed, so the same
+    initialisation and dropout draws) under ``config`` and under ``reference``."""
+    g, ref = (torch.cat([p.grad.flatten() for p in training_pass(c, graphs).parameters() if p.grad is not None])
+              for c in (config, reference))
+    return float((g - ref).norm() / ref.norm())
+
+
+FAST, ONEDNN = "fp32, fast step", "fp32, fast step, oneDNN products"  # two of the step rows' ways
 STEP_TARGETS = {"GCN": 3.0, "GatedGCN": 3.0, lrgb.GPS: 2.5}  # issue 30: bf16 against today's fp32 step
 
 
 def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
     """Seconds of a training pass over ``graphs`` real Peptides-func graphs for each tuned model: today's fp32
-    step, the fast step in fp32 and in bf16 mixed precision (where this CPU has bf16), alternated in one
-    process (medians of three rounds), with each one's speedup over today's and the target for bf16's; where bf16 misses it, the top
-    operators of its pass over 200 graphs."""
+    step, the fast step in fp32 with torch's products and with oneDNN's, and in bf16 mixed precision (where this
+    CPU has bf16), alternated in one process (medians of three rounds), with each one's speedup over today's, the
+    target for bf16's, and how far oneDNN's and bf16's gradients are from the fast fp32 step's (relative, over 200
+    graphs); where bf16 misses its target, the top operators of its pass over 200 graphs."""
     reason = precision.unavailable(precision.BFLOAT16)
     rows = []
     for model in MODELS + (lrgb.GPS,):
         base = lrgb.make_config(model, "tuned", 0, train_graphs=graphs, eval_graphs=8)
         data = lrgb.prepare(base)["train"]
-        steps = {"fp32, today's step": base, "fp32, fast step": {**base, "step": "fast"}}
+        fast = {**base, "step": "fast"}
+        steps = {"fp32, today's step": base, FAST: fast, ONEDNN: {**fast, "matmul": "onednn"}}
         if reason is None:
             steps["bf16, fast step"] = {**base, "precision": precision.BFLOAT16}
         row = compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
                               *((name, lambda c=c: training_pass(c, data)) for name, c in steps.items()), repeats=3)
+        differences = {f"gradient difference, {name}": gradient_difference(steps[name], fast, data[:200])
+                       for name in list(steps)[2:]}
         target = STEP_TARGETS.get(model)
-        rows.append({**row, "bf16 target": target or "", **({"bf16": reason} if reason else {})})
+        rows.append({**row, **differences, "bf16 target": target or "", **({"bf16": reason} if reason else {})})
         if reason is None and target and row["speedup, bf16, fast step"] < target:  # why the target is missed
             bf16 = steps["bf16, fast step"]
             rows += [{"run": f"{model} tuned, bf16 fast step: where the time goes", "operator": name, "share of time": share}

@@ -10,8 +10,9 @@ import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from graphrepro import cells, precision, store
+from graphrepro import bench, cells, precision, store
 from graphrepro.chapters.lrgb_head.configs import config, plan, table_cells
+from graphrepro.chapters.lrgb_head.benchmarks import FAST, ONEDNN
 from graphrepro.chapters.lrgb_head.checks import fidelity_check
 from graphrepro.chapters.lrgb_head.paper import (
     BUDGET,
@@ -221,6 +222,23 @@ def seed_values(planned: pd.DataFrame, runs: pd.DataFrame, part: str, model: str
     mine = planned_runs(planned, part, model, stage)
     known = runs.drop_duplicates("key").set_index("key")["test_ap"] if "test_ap" in runs else pd.Series(dtype=float)
     return pd.Series(100 * mine.key.map(known).astype(float).to_numpy(), index=mine.seed.to_numpy(), dtype=float)
+
+
+def products_table() -> pd.DataFrame:
+    """oneDNN's fp32 linear products against torch's in the fast step, per tuned model, from the committed bench
+    (``bench --chapter lrgb-head``): seconds of one training pass each, the ratio, and how far oneDNN moves the
+    pass's gradient (relative), beside bf16's; a note until the bench has measured it."""
+    saved = next((b for b in bench.saved_benches() if b["chapter"] == CHAPTER), {"rows": []})
+    def sci(x: float | None) -> str:
+        return "–" if x is None else f"{x:.1e}"
+
+    rows = [{"model": r["run"].split(" tuned")[0], "s, torch's": f"{r[f's, {FAST}']:.2f}", "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}",
+             "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×", "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
+             "gradient difference, bf16": sci(r.get("gradient difference, bf16, fast step"))}
+            for r in saved["rows"] if r.get(f"s, {ONEDNN}") is not None]
+    if not rows:
+        return pd.DataFrame({"note": ["not measured yet: python -m graphrepro bench --chapter lrgb-head"]})
+    return pd.DataFrame(rows).set_index("model").assign(measured=f"{saved['date']}, {saved['cpu']}, {saved['threads']} thread(s)")
 
 
 def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
