@@ -228,10 +228,10 @@ def products_table() -> pd.DataFrame:
     """oneDNN's fp32 linear products against torch's in the fast step, per tuned model, from the committed bench
     (``bench --chapter lrgb-head``): seconds of one training pass each, the ratio, and how far oneDNN moves the
     pass's gradient (relative), beside bf16's; a note until the bench has measured it."""
-    saved = next((b for b in bench.saved_benches() if b["chapter"] == CHAPTER), {"rows": []})
     def sci(x: float | None) -> str:
         return "–" if x is None else f"{x:.1e}"
 
+    saved = next((b for b in bench.saved_benches() if b["chapter"] == CHAPTER), {"rows": []})
     rows = [{"model": r["run"].split(" tuned")[0], "s, torch's": f"{r[f's, {FAST}']:.2f}", "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}",
              "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×", "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
              "gradient difference, bf16": sci(r.get("gradient difference, bf16, fast step"))}
