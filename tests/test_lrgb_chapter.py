@@ -817,8 +817,9 @@ def test_the_papers_budget_runs_train_in_the_precision_the_fidelity_check_allows
     full = configs.full_params(params)
     other = configs.config(full, "GCN", "LRGB, 2-layer head", 1)
     assert {k: other[k] for k in ("precision", "step") if k in other} == setting
-    gated = configs.config({**full, "models": ["GCN", "GatedGCN"]}, "GatedGCN", "tuned", 0)
-    assert "matmul" not in other and gated.get("matmul") == ("onednn" if bf16_ap == 0.300 else None)
+    gated, gine = (configs.config({**full, "models": ["GCN", "GINE", "GatedGCN"]}, m, "tuned", 0) for m in ("GatedGCN", "GINE"))
+    assert "matmul" not in other and "matmul" not in gine and gated.get("matmul") == ("onednn" if bf16_ap == 0.300 else None)
+    assert ("GatedGCN with oneDNN" in checks.paper_setting_note({**params, "models": ["GCN", "GatedGCN"]})) == (bf16_ap == 0.300)
     assert configs.config(full, *paper.FIRST_FULL) == configs.config({**full, "precision": "bfloat16"}, *paper.FIRST_FULL)
     assert "precision" not in configs.config(full, *paper.FIRST_FULL) and "step" not in configs.config(full, *paper.FIRST_FULL)
     assert "precision" not in configs.config(params, "GCN", "LRGB, 2-layer head", 1)  # the profile's 3 epochs

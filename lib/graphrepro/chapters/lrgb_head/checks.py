@@ -13,17 +13,17 @@ import numpy as np
 import pandas as pd
 
 from graphrepro import cells, pages, precision, store
-from graphrepro.chapters.lrgb_head.paper import ATEN_MATMUL, CHAPTER, FIDELITY_SEEDS, FIRST_FULL, LONG_PAIR
+from graphrepro.chapters.lrgb_head.paper import CHAPTER, FIDELITY_SEEDS, FIRST_FULL, LONG_PAIR, ONEDNN_MODELS
 from graphrepro.chapters.lrgb_head.stages import PLAN_LABELS, base_of, key, labels, recorded, stage_config
 from graphrepro.experiments import lrgb
 
 
 def papers_budget_fields(params: dict[str, Any], model: str, stage: str) -> dict[str, Any]:
     """What the records decide for a papers'-budget run after ``FIRST_FULL``: ``paper_setting``'s precision and
-    step (with oneDNN's products in the fast fp32 step, except for ``ATEN_MATMUL``'s models), and for an LRGB
+    step (with oneDNN's products in the fast fp32 step for ``ONEDNN_MODELS``), and for an LRGB
     configuration the stated stopping rule (``lrgb.STOP_AT_MIN_LR``) once ``stopping_check`` says it applies."""
     setting, stop = paper_setting(params), base_of(model, stage) == "lrgb" and (stopping_check(params) or {}).get("applies")
-    onednn = setting.get("step") == "fast" and model not in ATEN_MATMUL
+    onednn = setting.get("step") == "fast" and model in ONEDNN_MODELS
     return {**setting, **({"matmul": "onednn"} if onednn else {}), **({"stop_at_min_lr": lrgb.STOP_AT_MIN_LR} if stop else {})}
 
 
@@ -43,9 +43,9 @@ def paper_setting_note(params: dict[str, Any]) -> str:
         return f"in {params['precision']}, the profile's precision, because the check is not yet decided"
     if passed:
         return "in bf16, because the check passed"
-    others = [m for m in params["models"] + ([lrgb.GPS] if params["gps"] else []) if m not in ATEN_MATMUL]
-    onednn = f" (for {', '.join(others)} with oneDNN's linear products, see Cost)" if others else ""
-    return f"in fp32 with the fast step{onednn}, because the check failed"
+    models = [m for m in params["models"] if m in ONEDNN_MODELS]
+    products = f" ({', '.join(models)} with oneDNN's linear products, see Cost)" if models else ""
+    return f"in fp32 with the fast step{products}, because the check failed"
 
 
 def bf16_passes(params: dict[str, Any]) -> bool | None:
