@@ -232,10 +232,11 @@ tables.throughput_table(curve, params, everything)
 # GatedGCN's papers'-budget runs compute their fp32 linear layers with oneDNN's kernel instead of torch's own
 # (MKL's), which is slow on AMD EPYC for these narrow layers. It is the same function, and only the rounding
 # of sums differs, as it does between CPU kinds; the choice is part of those runs' configs and keys. The
-# check, from the committed bench: one training pass over 600 molecules in each way (same seed, so the same
-# dropout draws), its seconds, and how far oneDNN moves the pass's gradient (relative to its norm), beside how
-# far bf16 moves it. Only GatedGCN's step gained enough to take it; GCN's papers'-budget runs had begun on MKL
-# before it existed and stay there, so each cell's seeds share one config.
+# check, from the committed bench of each CPU kind that has measured it: one training pass over 600 molecules
+# in each way (same seed, so the same dropout draws), its seconds, and how far oneDNN moves the pass's
+# gradient (relative to its norm), beside how far bf16 moves it. Only GatedGCN's step gained enough to take
+# it; GCN's papers'-budget runs had begun on MKL before it existed and stay there, so each cell's seeds share
+# one config.
 
 # %% tags=["hide-input"]
 report.plain_table(tables.products_table())

@@ -98,9 +98,9 @@ glue("cost_gpu_runs", cost.gpu_sentence(costs), display=False)
 # ## What made it cheaper
 #
 # Each chapter's benchmarks time two or more ways of doing the same work in one process, alternating them
-# (`python -m graphrepro bench --chapter NAME`, which keeps its table in `results/bench/`); every ratio of the
-# committed tables, with when and where it was measured and beside how much other work (the load average
-# over the CPUs):
+# (`python -m graphrepro bench --chapter NAME`, which keeps its last table of each CPU kind in
+# `results/bench/`); every ratio of the committed tables, with when and where it was measured and beside how
+# much other work (the load average over the CPUs):
 
 # %% tags=["hide-input"]
 report.plain_table(cost.cheaper_table())

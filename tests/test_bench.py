@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -212,3 +213,22 @@ def test_every_standard_run_has_a_committed_record(monkeypatch):
     that plans a run lands with its record, or on a branch until the record exists)."""
     monkeypatch.delenv("GRAPHREPRO_RESULTS")  # the committed store, not the test's own
     assert bench.unrecorded_standard_runs() == {page.slug: 0 for page in pages.chapter_pages()}
+
+
+def test_a_chapters_bench_is_kept_once_per_cpu_kind_and_the_cost_page_reads_each(isolated_store, monkeypatch):
+    """A bench on another CPU kind sits beside the first; one on the same kind replaces its own; the Cost page's
+    ratios name each one's kind."""
+    from graphrepro import cost, environment
+
+    def save(cpu: str, seconds: float) -> None:
+        monkeypatch.setattr(environment, "cpu", lambda: cpu)
+        table = pd.DataFrame([{"run": "a layer", "s, old way": seconds, "s, new way": 1.0, "speedup": seconds}])
+        bench.save_chapter_bench("han-vs-gat", table, seeds=1)
+
+    save("Intel(R) Xeon(R) Processor, AVX512", 2.0)
+    save("AMD EPYC, AVX512", 3.0)
+    save("AMD EPYC, AVX512", 4.0)
+    assert sorted(p.name for p in (isolated_store / bench.RESULTS / "han-vs-gat").iterdir()) == ["amd-epyc.json", "intel-xeon.json"]
+    assert [(environment.cpu_kind(b["cpu"]), b["rows"][0]["speedup"]) for b in bench.saved_benches()] == [("AMD EPYC", 4.0), ("Intel Xeon", 2.0)]
+    ratios = cost.cheaper_table()
+    assert [(r.ratio, r.measured.split(", ")[1]) for r in ratios.itertuples()] == [("4.00×", "AMD EPYC"), ("2.00×", "Intel Xeon")]

@@ -168,24 +168,26 @@ def chapter_bench(slug: str, seeds: int) -> pd.DataFrame:
     return pd.DataFrame(pages.chapter_module(slug, "benchmarks").bench(seeds))
 
 
-RESULTS = "bench"  # under results/: one <chapter>.json per `bench --chapter`, which the Cost page reads
+RESULTS = "bench"  # under results/: <chapter>/<cpu kind>.json per `bench --chapter`, which the Cost page reads
 
 
 def save_chapter_bench(slug: str, table: pd.DataFrame, seeds: int) -> Path:
     """Keep a chapter's bench table, with where, when and beside how much other work it ran, as
-    ``results/bench/<slug>.json`` (to commit: the Cost page's "What made it cheaper" reads it)."""
-    from graphrepro.environment import measured_on
+    ``results/bench/<slug>/<cpu kind>.json``: the last one of each CPU kind (to commit: the Cost page's "What
+    made it cheaper" reads them)."""
+    from graphrepro.environment import cpu_kind, measured_on
 
     report = {"chapter": slug, **measured_on(), "seeds": seeds, "rows": json.loads(table.to_json(orient="records"))}
-    path = paths.results_dir() / RESULTS / f"{slug}.json"
+    path = paths.results_dir() / RESULTS / slug / f"{cpu_kind(report['cpu']).lower().replace(' ', '-')}.json"
     paths.write_atomically(path, lambda tmp: tmp.write_text(json.dumps(report, indent=1) + "\n"))
     return path
 
 
 def saved_benches() -> list[dict[str, Any]]:
-    """Every chapter's kept bench table (``save_chapter_bench``), in the book's chapter order."""
-    files = [paths.results_dir() / RESULTS / f"{p.slug}.json" for p in pages.chapter_pages()]
-    return [json.loads(f.read_text()) for f in files if f.exists()]
+    """Every chapter's kept bench tables (``save_chapter_bench``), in the book's chapter order, each chapter's by
+    CPU kind."""
+    folders = [paths.results_dir() / RESULTS / p.slug for p in pages.chapter_pages()]
+    return [json.loads(f.read_text()) for folder in folders for f in sorted(folder.glob("*.json")) if ".partial." not in f.name]
 
 
 def experiment_of(config: dict[str, Any], candidates: tuple[experiments.Experiment, ...]) -> experiments.Experiment:

@@ -14,17 +14,7 @@ import seaborn as sns
 from IPython.display import HTML
 
 from graphrepro import bench, catalog, pages, report, runner, store
-
-
-def cpu_kind(cpu: str | None) -> str:
-    """A record's CPU as its maker and family ('Intel Xeon', 'AMD EPYC'), or 'not recorded'."""
-    if not cpu:
-        return "not recorded"
-    name = cpu.split(",")[0].replace("(R)", "").replace("(TM)", "")
-    for maker, family in (("Intel", "Xeon"), ("AMD", "EPYC")):
-        if maker in name:
-            return f"{maker} {family}" if family in name else maker
-    return name.strip()
+from graphrepro.environment import cpu_kind
 
 
 COST_COLUMNS = ("chapter", "experiment", "dataset", "model", "standard", "seconds", "epochs", "s per epoch", "peak MB",
@@ -115,7 +105,7 @@ TIMINGS = ("s, ", "s per run, ", "ms per member-epoch, ")  # the bench columns t
 
 def cheaper_table() -> pd.DataFrame:
     """What made it cheaper: every ratio in the committed bench tables (``bench --chapter``, kept in
-    results/bench/), one line per comparison: the faster way over the first way its row times, when and where it
+    results/bench/, one per chapter and CPU kind), one line per comparison: the faster way over the first way its row times, when and where it
     was measured, and the command that measures it again."""
     rows = []
     for saved in bench.saved_benches():

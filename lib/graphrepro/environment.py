@@ -45,6 +45,17 @@ def cpu() -> str:
     return f"{model}, {torch.backends.cpu.get_cpu_capability()}"
 
 
+def cpu_kind(cpu: str | None) -> str:
+    """A CPU (``cpu()``) as its maker and family ('Intel Xeon', 'AMD EPYC'), or 'not recorded'."""
+    if not cpu:
+        return "not recorded"
+    name = cpu.split(",")[0].replace("(R)", "").replace("(TM)", "")
+    for maker, family in (("Intel", "Xeon"), ("AMD", "EPYC")):
+        if maker in name:
+            return f"{maker} {family}" if family in name else maker
+    return name.strip()
+
+
 def run_environment(device: torch.device) -> dict[str, object]:
     """Everything recorded next to a run's metrics about where and with what it ran; a run made from uncommitted
     code also names the diff it was made with (``keep_diff``)."""

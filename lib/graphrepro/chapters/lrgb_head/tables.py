@@ -29,6 +29,7 @@ from graphrepro.chapters.lrgb_head.paper import (
 from graphrepro.chapters.lrgb_head.stages import available, paper_epochs, stage_of
 from graphrepro.data import lrgb as lrgb_data
 from graphrepro.data.registry import DATASETS, resolve
+from graphrepro.environment import cpu_kind
 from graphrepro.experiments import lrgb
 from graphrepro.models.lrgb import parameter_count
 from graphrepro.report import fmt, fmt_runs
@@ -225,20 +226,22 @@ def seed_values(planned: pd.DataFrame, runs: pd.DataFrame, part: str, model: str
 
 
 def products_table() -> pd.DataFrame:
-    """oneDNN's fp32 linear products against torch's in the fast step, per tuned model, from the committed bench
-    (``bench --chapter lrgb-head``): seconds of one training pass each, the ratio, and how far oneDNN moves the
-    pass's gradient (relative), beside bf16's; a note until the bench has measured it."""
+    """oneDNN's fp32 linear products against torch's in the fast step, per tuned model and CPU kind, from the
+    committed benches (``bench --chapter lrgb-head``): seconds of one training pass each, the ratio, and how far
+    oneDNN moves the pass's gradient (relative), beside bf16's; a note until a bench has measured it."""
     def sci(x: float | None) -> str:
         return "–" if x is None else f"{x:.1e}"
 
-    saved = next((b for b in bench.saved_benches() if b["chapter"] == CHAPTER), {"rows": []})
-    rows = [{"model": r["run"].split(" tuned")[0], "s, torch's": f"{r[f's, {FAST}']:.2f}", "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}",
-             "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×", "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
-             "gradient difference, bf16": sci(r.get("gradient difference, bf16, fast step"))}
+    rows = [{"model": r["run"].split(" tuned")[0], "CPU": cpu_kind(saved["cpu"]), "s, torch's": f"{r[f's, {FAST}']:.2f}",
+             "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}", "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×",
+             "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
+             "gradient difference, bf16": sci(r.get("gradient difference, bf16, fast step")),
+             "measured": f"{saved['date']}, {saved['threads']} thread(s), load {saved['load_average']:g} on {saved['cpus']} CPUs"}
+            for saved in bench.saved_benches() if saved["chapter"] == CHAPTER
             for r in saved["rows"] if r.get(f"s, {ONEDNN}") is not None]
     if not rows:
         return pd.DataFrame({"note": ["not measured yet: python -m graphrepro bench --chapter lrgb-head"]})
-    return pd.DataFrame(rows).set_index("model").assign(measured=f"{saved['date']}, {saved['cpu']}, {saved['threads']} thread(s)")
+    return pd.DataFrame(rows).set_index("model")
 
 
 def fidelity_table(runs: pd.DataFrame, params: dict[str, Any]) -> pd.DataFrame:
