@@ -105,8 +105,8 @@ TIMINGS = ("s, ", "s per run, ", "ms per member-epoch, ")  # the bench columns t
 
 def cheaper_table() -> pd.DataFrame:
     """What made it cheaper: every ratio in the committed bench tables (``bench --chapter``, kept in
-    results/bench/, one per chapter and CPU kind), one line per comparison: the faster way over the first way its row times, when and where it
-    was measured, and the command that measures it again."""
+    results/bench/, one per chapter and CPU kind), one line per comparison: the faster way over the first way
+    its row times, when and where it was measured, and the command that measures it again."""
     rows = []
     for saved in bench.saved_benches():
         measured = (f"{saved['date']}, {cpu_kind(saved['cpu'])}, {saved['threads']} thread(s); load {saved['load_average']:g} "
