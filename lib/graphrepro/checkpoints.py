@@ -116,11 +116,11 @@ def _ahead(source: Path | None, target: Path) -> bool:
 def _newer(live: Path, copy: Path) -> bool:
     """Whether the training machine's checkpoint ``live`` should replace its carried ``copy``: whole, other than the
     copy, and not fewer epochs (a checkpoint without an epochs count, as older ones are, counts as no fewer)."""
-    data = _verified(live)
-    if data is None or data == _verified(copy):
+    data, copied = _verified(live), _verified(copy)  # each file read and hashed once
+    if data is None or data == copied:
         return False
     epochs = _counted(live, "epochs")
-    return epochs is None or epochs >= (_counted(copy, "epochs") or 0) or _verified(copy) is None
+    return epochs is None or epochs >= (_counted(copy, "epochs") or 0) or copied is None
 
 
 def _copy(source: Path, target: Path) -> None:

@@ -1,7 +1,8 @@
 """Runs training on this machine and not yet recorded: how many epochs their checkpoints hold, kept as
 ``results/underway/<chapter>.json`` (``python -m graphrepro underway``) so that a page can say how far its
 long runs have got, and their checkpoints, carried under ``results/underway/checkpoints/`` (git-ignored) so
-that a copy of that folder takes them to another machine. A dated snapshot, not a result: a run's record supersedes its entry."""
+that a copy of that folder takes them to another machine. A dated snapshot, not a result: a run's record
+supersedes its entry."""
 
 from __future__ import annotations
 
