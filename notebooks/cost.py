@@ -42,10 +42,11 @@ report.parameters_table(params)
 # ## Each profile, per chapter
 #
 # The `standard` profile's CPU-hours are the sum of its recorded runs' wall times:
-# {glue:text}`cost_standard_hours` in all. The `paper` profile's are estimated from the same records
+# {glue:text}`cost_standard_hours` in all. The `paper` profile's are estimated from the records
 # (`python -m graphrepro bench --estimate paper --from-records`): each kind of run's median seconds per
-# planned epoch times every epoch the paper's protocol plans, {glue:text}`cost_paper_hours` in all. A kind of
-# paper run with no standard record is not priced, so that chapter's estimate is a lower bound.
+# planned epoch, from its own paper runs where some are recorded and else from its standard ones, times every
+# epoch the paper's protocol plans, {glue:text}`cost_paper_hours` in all. A kind of paper run with neither is not
+# priced, so that chapter's estimate is a lower bound.
 
 # %% tags=["hide-input"]
 report.glue_figure("cost_hours_figure", cost.profile_hours_figure(hours))

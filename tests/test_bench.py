@@ -109,9 +109,11 @@ def test_the_estimate_from_records_scales_each_kinds_seconds_per_epoch_to_the_pr
     assert row["records"] == 3 and row["s per planned epoch"] == pytest.approx(per_epoch)
     assert row["hours"] == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper) / 3600)
     assert row["hours left"] == row["hours"]  # no paper run of the kind is recorded
-    bench.store.write_record(slug, _record(hgb.EXPERIMENT, paper[0], 50.0))  # one is, now
-    left = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"]).loc[("DBLP", "HAN"), "hours left"]
-    assert left == pytest.approx(per_epoch * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper[1:]) / 3600)
+    bench.store.write_record(slug, _record(hgb.EXPERIMENT, paper[0], 50.0))  # one is, now: it prices the rest
+    after = bench.recorded_estimate(slug, "paper").set_index(["dataset", "model"]).loc[("DBLP", "HAN")]
+    own = 50.0 / hgb.EXPERIMENT.planned_epochs(paper[0])[1]
+    assert after["from"] == "paper" and after["s per planned epoch"] == pytest.approx(own)
+    assert after["hours left"] == pytest.approx(own * sum(hgb.EXPERIMENT.planned_epochs(c)[1] for c in paper[1:]) / 3600)
     assert row["status"].startswith("settings differ: ") and "metapath_edge_limit" in row["status"]
     assert table.drop(index=[("DBLP", "HAN")]).status.eq("no standard record of this kind").all()
 
@@ -190,9 +192,34 @@ def test_hours_left_take_off_the_epochs_a_chapter_4_run_has_checkpointed(monkeyp
     bench.store.write_record(slug, _record(lrgb.EXPERIMENT, gcn[0], 800.0))  # 8 epochs: 100 s each
     first = lrgb.EXPERIMENT.key(configs.config(configs.full_params(pages.resolve(slug, "paper")), *paper.FIRST_FULL))
     monkeypatch.setattr(lrgb, "epochs_checkpointed", lambda key: 100 if key == first else 0)
-    row = bench.recorded_estimate(slug, "paper").set_index("model").loc["GCN"]
-    assert row["s per planned epoch"] == pytest.approx(100.0)
+    row = bench.recorded_estimate(slug, "paper").set_index("model").loc["GCN (lrgb)"]
+    assert row["s per planned epoch"] == pytest.approx(100.0) and row["from"] == "standard"
     assert row["hours"] - row["hours left"] == pytest.approx(100 * 100.0 / 3600)
+
+
+def test_a_kinds_own_records_in_the_profile_price_it_before_the_standard_ones(monkeypatch):
+    """Chapter 4's GCN runs split by base configuration (LRGB's or the tuned one: another width, another cost).
+    Once a papers'-budget run of a kind is recorded, its seconds per epoch price the rest of that kind, not the
+    standard profile's short runs; a kind without one keeps the standard records' price."""
+    from graphrepro.experiments import lrgb
+
+    slug = "lrgb-head"
+    params = pages.resolve(slug, "paper", seeds=2, gps=False)
+    for config in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0]:
+        if config["model"] == "GCN":  # 8-epoch runs: 100 s an epoch, LRGB's and tuned alike
+            bench.store.write_record(slug, _record(lrgb.EXPERIMENT, config, 100.0 * config["epochs"]))
+    table = bench.recorded_estimate(slug, "paper", {"seeds": 2, "gps": False})
+    gcn = table[table.model.str.startswith("GCN")].set_index(["model", "with"])
+    assert {m for m, _ in gcn.index} == {"GCN (lrgb)", "GCN (tuned)"} and set(gcn["from"]) == {"standard"}
+    full = [c for c in pages.chapter_module(slug, "configs").chapter_records(params)[0]  # not the first run: its curve is read
+            if c["model"] == "GCN" and c["base"] == "lrgb"][-1]
+    bench.store.write_record(slug, _record(lrgb.EXPERIMENT, full, 60.0 * full["epochs"]))
+    again = bench.recorded_estimate(slug, "paper", {"seeds": 2, "gps": False})
+    again = again[again.model.str.startswith("GCN")].set_index("model")
+    mine, tuned = again.loc["GCN (lrgb)"], again.loc["GCN (tuned)"]
+    assert mine["from"] == "paper" and mine["records"] == 1 and mine["s per planned epoch"] == pytest.approx(60.0)
+    assert mine["hours left"] == pytest.approx(60.0 * full["epochs"] * (mine["runs"] - 1) / 3600)
+    assert tuned["from"] == "standard" and tuned["s per planned epoch"] == pytest.approx(100.0)
 
 
 def test_the_estimate_plans_the_runs_train_is_given_with_its_parameters(capsys):
@@ -202,8 +229,8 @@ def test_the_estimate_plans_the_runs_train_is_given_with_its_parameters(capsys):
 
     full = bench.recorded_estimate("lrgb-head", "paper")
     fewer = bench.recorded_estimate("lrgb-head", "paper", {"seeds": 2, "gps": False})
-    assert "GPS" in set(full.model) and "GPS" not in set(fewer.model)
-    assert fewer.runs.sum() == full[full.model != "GPS"].runs.sum() // 2 == 24  # 3 models, 4 stages, 2 seeds
+    assert "GPS (tuned)" in set(full.model) and not fewer.model.str.startswith("GPS").any()
+    assert fewer.runs.sum() == full[~full.model.str.startswith("GPS")].runs.sum() // 2 == 24  # 3 models, 4 stages, 2 seeds
     assert main(["bench", "--estimate", "paper", "--from-records", "-p", "seeds", "2"]) == 2
     assert "goes with --estimate and --chapter" in capsys.readouterr().err
 

@@ -880,7 +880,7 @@ def test_the_underway_command_carries_checkpoints_and_train_says_what_it_resumes
     monkeypatch.setattr(configs, "training_plan", lambda params: [])
     assert main(["train", "lrgb-head", "--profile", "smoke"]) == 0
     assert f"1 unfinished run(s) resume from their checkpoints (this machine's or carried): {experiment.key(members[0])[:10]} " \
-           f"({members[0]['model']} seed {members[0]['seed']}) at 3 of" in capsys.readouterr().out
+           f"({members[0]['model']} ({members[0]['base']}) seed {members[0]['seed']}) at 3 of" in capsys.readouterr().out
 
 
 def test_the_step_bench_times_each_way_and_measures_how_far_each_moves_the_gradient(monkeypatch, isolated_store):

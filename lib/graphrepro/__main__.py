@@ -73,8 +73,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="instead: hours the profile's runs would take here, from a few probe epochs of each kind of run")
     bench.add_argument("--device", default="auto", help="with --estimate: where the probes train (auto, cpu, cuda)")
     bench.add_argument("--from-records", action="store_true",
-                       help="with --estimate: probe nothing; scale the committed standard records' seconds per epoch "
-                            "(the machine that recorded them) to the profile's runs and epochs")
+                       help="with --estimate: probe nothing; scale the committed records' seconds per epoch (each "
+                            "kind's own runs in the profile where recorded, else its standard runs; the machine that "
+                            "recorded them) to the profile's runs and epochs")
     bench.add_argument("--whole-book", action="store_true",
                        help="instead: time make install and make book on a fresh clone (--with-tests: make test too)")
     bench.add_argument("--with-tests", action="store_true")
@@ -320,7 +321,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.estimate and args.from_records:
         for slug in slugs:
             table = bench.recorded_estimate(slug, args.estimate, overrides)
-            print(f"\n{slug}, {args.estimate} profile{given} from the standard records: {table.get('hours', pd.Series()).sum():.1f} "
+            print(f"\n{slug}, {args.estimate} profile{given} from the records: {table.get('hours', pd.Series()).sum():.1f} "
                   f"hours ({table.get('hours left', pd.Series()).sum():.1f} left) for the "
                   f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
             _print(table.drop(columns="chapter").round(4), na_rep="")

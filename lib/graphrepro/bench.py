@@ -205,12 +205,13 @@ Groups = dict[tuple[str, str, str], tuple[experiments.Experiment, list[dict[str,
 
 
 def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[str, str, str]:
-    """A run's kind: (experiment, dataset, model)."""
-    return experiment.name, str(config.get("dataset", "")), str(config.get("model"))
+    """A run's kind: (experiment, dataset, model), the model with the experiment's ``kind_fields`` ("GCN (tuned)")."""
+    kind = ", ".join(str(config.get(f)) for f in experiment.kind_fields)
+    return experiment.name, str(config.get("dataset", "")), str(config.get("model")) + (f" ({kind})" if kind else "")
 
 
 def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
-    """The chapter's runs under ``params`` grouped by (experiment, dataset, model), each with its experiment."""
+    """The chapter's runs under ``params`` grouped by kind (``_label``), each with its experiment."""
     groups: Groups = {}
     for config in pages.chapter_module(slug, "configs").chapter_records(params)[0]:
         experiment = experiment_of(config, pages.experiments(slug))
@@ -247,21 +248,22 @@ def _varying_fields(configs: list[dict[str, Any]]) -> set[str]:
 
 def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, Any] | None = None) -> pd.DataFrame:
     """Hours a profile's runs (with ``overrides``, as `train -p` gives them) would take on the machine of the
-    committed ``standard`` records, probing nothing:
-    per kind of run (experiment, dataset, model, and any optional settings only some of its runs carry, such
-    as GMNN's EM loops on a GCN), the median recorded seconds per planned epoch times every planned epoch of
-    the profile's runs (runs that stop early as the records did), and the hours left: the epochs of the
-    profile's runs with no record yet, less what this machine's checkpoints hold. A kind with no record says
-    so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
+    committed records, probing nothing:
+    per kind of run (``_label``, and any optional settings only some of its runs carry, such as GMNN's EM loops
+    on a GCN), the median recorded seconds per planned epoch times every planned epoch of the profile's runs
+    (runs that stop early as the records did), and the hours left: the epochs of the profile's runs with no
+    record yet, less what this machine's checkpoints hold. The seconds come from the kind's own records in the
+    profile where some exist (``from``), else from the ``standard`` records of its kind. A kind with neither
+    says so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
     records give an upper bound); one whose records all differ from the profile's runs in a setting (fewer
     negatives, a faster step) names it: its epochs may cost otherwise."""
-    keys = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
+    standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     records = store.records(slug)
     done = {r["key"] for r in records}
     params = pages.resolve(slug, profile, **(overrides or {}))
     recorded: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for record in records:
-        if record["key"] in keys:
+        if record["key"] in standard:
             recorded.setdefault(_label(experiment_of(record["config"], pages.experiments(slug)), record["config"]), []).append(record)
     rows = []
     for label, (experiment, members) in probe_groups(slug, params).items():
@@ -278,7 +280,10 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
             epochs = [experiment.planned_epochs(c)[1] for c in part]
             row: dict[str, Any] = {"chapter": slug, "experiment": label[0], "dataset": label[1], "model": label[2],
                                    "with": ", ".join(sorted(extra)) or "–", "runs": len(part), "epochs per run": max(epochs)}
-            mine = [r for r in recorded.get(label, []) if variant(r["config"]) == extra]
+            keys = [experiment.key(c) for c in part]
+            mine, source = [r for r in records if r["key"] in keys], profile
+            if not mine:
+                mine, source = [r for r in recorded.get(label, []) if variant(r["config"]) == extra], "standard"
             slower = extra - set(experiment.speed_fields)
             if not mine and slower != extra:  # the kind without the settings that only speed it up: the same work, an upper bound
                 mine = [r for r in recorded.get(label, []) if variant(r["config"]) == slower]
@@ -288,8 +293,8 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
             per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
             differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
             left = sum(max(0, e - (experiment.checkpointed(c) if experiment.checkpointed else 0))
-                       for c, e in zip(part, epochs) if experiment.key(c) not in done)
-            rows.append({**row, "records": len(mine), "s per planned epoch": per_epoch, "hours": per_epoch * sum(epochs) / 3600,
+                       for c, e, key in zip(part, epochs, keys) if key not in done)
+            rows.append({**row, "records": len(mine), "from": source, "s per planned epoch": per_epoch, "hours": per_epoch * sum(epochs) / 3600,
                          "hours left": per_epoch * left / 3600,
                          "status": "settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
                          if differs else "as recorded"})

@@ -41,6 +41,7 @@ class Experiment:
     peak_mb: Callable[[dict[str, Any]], float] | None = None  # a run's expected peak memory; caps a grid's workers
     checkpointed: Callable[[dict[str, Any]], int] | None = None  # epochs an unrecorded run has checkpointed here
     speed_fields: tuple[str, ...] = ()  # config fields that only make a run faster, its epochs' work unchanged
+    kind_fields: tuple[str, ...] = ()  # config fields beside dataset and model that set what an epoch costs (a base width)
 
     def key(self, config: dict[str, Any]) -> str:
         """The store key of this experiment's run of ``config`` (its name, version and config, hashed)."""

@@ -325,4 +325,5 @@ def train(data: dict[str, list[Data]], configs: list[dict[str, Any]], device: to
 
 EXPERIMENT = Experiment("peptides-func", 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("ap", "loss"), selection=lambda c: "ap",
-                        checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=("step", "matmul"))
+                        checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=("step", "matmul"),
+                        kind_fields=("base",))
