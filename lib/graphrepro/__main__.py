@@ -256,7 +256,8 @@ def _underway(args: argparse.Namespace) -> int:
         megabytes = sum(p.stat().st_size for p in written) / 2**20
         print(f"carried {len(written)} checkpoint(s), {megabytes:.1f} MB, in {written[0].parents[2]}: copy them to "
               "another machine's clone, and `train` resumes those runs there")
-    _print([{"key": k, **{f: v for f, v in r.items() if f not in ("epochs", "planned")}, "epochs": f"{r['epochs']} of {r['planned']}"}
+    blank = {f for f in next(iter(runs.values())) if all(r[f] == "" for r in runs.values())}  # chapter 4's runs name no dataset
+    _print([{"key": k, **{f: v for f, v in r.items() if f not in {"epochs", "planned", *blank}}, "epochs": f"{r['epochs']} of {r['planned']}"}
             for k, r in runs.items()])
     return 0
 
