@@ -884,6 +884,27 @@ def test_the_underway_command_carries_checkpoints_and_train_says_what_it_resumes
            f"({members[0]['model']} ({members[0]['base']}) seed {members[0]['seed']}) at 3 of" in capsys.readouterr().out
 
 
+def test_the_step_table_says_which_bf16_targets_are_met_and_where_a_missed_ones_time_goes(isolated_store):
+    """A kept bench with one target met and one missed: the missed one names its top operators, in order, and a
+    model with no target (GINE) shows none."""
+    from graphrepro import bench
+    from graphrepro.chapters.lrgb_head.benchmarks import BF16, FAST, ONEDNN, TODAY
+
+    def row(model: str, today: float, bf16: float, target: float | None) -> dict:
+        return {"run": f"{model} tuned, 600 graphs, forward and backward (amx)", f"s, {TODAY}": today, f"s, {FAST}": today - 1,
+                f"s, {ONEDNN}": today - 2, f"s, {BF16}": bf16, f"speedup, {BF16}": today / bf16, "bf16 target": target or ""}
+
+    profile = [{"run": "GPS tuned, bf16 fast step: where the time goes", "operator": f"aten::{op}", "share of time": share}
+               for op, share in (("copy_", 0.25), ("bmm", 0.125), ("mm", 0.1), ("mul", 0.05))]
+    rows = [row("GCN", 9.0, 3.0, 3.0), row("GINE", 8.0, 4.0, None), row("GPS", 30.0, 20.0, 2.5), *profile]
+    bench.save_chapter_bench(paper.CHAPTER, pd.DataFrame(rows), seeds=1)
+    table = tables.step_table()
+    assert list(table.target) == ["3× (met)", "–", "2.5× (missed)"] and list(table["bf16 speedup"]) == ["3.00×", "2.00×", "1.50×"]
+    assert table.loc["GPS", "where bf16's time goes"] == "copy_ 25%, bmm 12%, mm 10%"
+    assert table.loc["GCN", "where bf16's time goes"] == table.loc["GINE", "target"] == "–"
+    assert table.loc["GCN", "s, fastest fp32"] == "7.00"
+
+
 def test_the_step_bench_times_each_way_and_measures_how_far_each_moves_the_gradient(monkeypatch, isolated_store):
     """``bench --chapter lrgb-head``'s step rows, on small molecules: a time and a speedup for every way, and
     gradients within fp32 rounding of the fast step's for oneDNN's products (bf16's further off, where it runs);
@@ -901,8 +922,12 @@ def test_the_step_bench_times_each_way_and_measures_how_far_each_moves_the_gradi
         assert 0 < row[f"gradient difference, {benchmarks.ONEDNN}"] < 1e-5
         if precision.unavailable(precision.BFLOAT16) is None:
             assert row["gradient difference, bf16, fast step"] > 100 * row[f"gradient difference, {benchmarks.ONEDNN}"]
-    assert "not measured yet" in tables.products_table().iloc[0, 0]
+    assert "not measured yet" in tables.products_table().iloc[0, 0] and "not measured yet" in tables.step_table().iloc[0, 0]
     bench.save_chapter_bench(paper.CHAPTER, pd.DataFrame(rows), seeds=1)
+    steps = tables.step_table()
+    assert list(steps.index) == ["GatedGCN", "GPS"] and steps.loc["GPS", "s, today's fp32"] == f"{rows[1][f's, {benchmarks.TODAY}']:.2f}"
+    fastest = min(rows[0][f"s, {benchmarks.FAST}"], rows[0][f"s, {benchmarks.ONEDNN}"])
+    assert steps.loc["GatedGCN", "s, fastest fp32"] == f"{fastest:.2f}"
     table = tables.products_table()
     assert list(table.index) == ["GatedGCN", "GPS"] and table.CPU.nunique() == 1
     assert table.loc["GPS", "ratio"] == f"{rows[1][f's, {benchmarks.FAST}'] / rows[1][f's, {benchmarks.ONEDNN}']:.2f}×"

@@ -37,7 +37,7 @@ def gradient_difference(config: dict[str, Any], reference: dict[str, Any], graph
     return float((g - ref).norm() / ref.norm())
 
 
-FAST, ONEDNN = "fp32, fast step", "fp32, fast step, oneDNN products"  # two of the step rows' ways
+TODAY, FAST, ONEDNN, BF16 = "fp32, today's step", "fp32, fast step", "fp32, fast step, oneDNN products", "bf16, fast step"  # the step rows' ways
 STEP_TARGETS = {"GCN": 3.0, "GatedGCN": 3.0, lrgb.GPS: 2.5}  # issue 30: bf16 against today's fp32 step
 
 
@@ -53,17 +53,17 @@ def step_rows(graphs: int = 600) -> list[dict[str, Any]]:
         base = lrgb.make_config(model, "tuned", 0, train_graphs=graphs, eval_graphs=8)
         data = lrgb.prepare(base)["train"]
         fast = {**base, "step": "fast"}
-        steps = {"fp32, today's step": base, FAST: fast, ONEDNN: {**fast, "matmul": "onednn"}}
+        steps = {TODAY: base, FAST: fast, ONEDNN: {**fast, "matmul": "onednn"}}
         if reason is None:
-            steps["bf16, fast step"] = {**base, "precision": precision.BFLOAT16}
+            steps[BF16] = {**base, "precision": precision.BFLOAT16}
         row = compare_seconds(f"{model} tuned, {graphs} graphs, forward and backward ({precision.cpu_bf16()})",
                               *((name, lambda c=c: training_pass(c, data)) for name, c in steps.items()), repeats=3)
         differences = {f"gradient difference, {name}": gradient_difference(steps[name], fast, data[:200])
                        for name in list(steps)[2:]}
         target = STEP_TARGETS.get(model)
         rows.append({**row, **differences, "bf16 target": target or "", **({"bf16": reason} if reason else {})})
-        if reason is None and target and row["speedup, bf16, fast step"] < target:  # why the target is missed
-            bf16 = steps["bf16, fast step"]
+        if reason is None and target and row[f"speedup, {BF16}"] < target:  # why the target is missed
+            bf16 = steps[BF16]
             rows += [{"run": f"{model} tuned, bf16 fast step: where the time goes", "operator": name, "share of time": share}
                      for name, share, _ in top_operators(lambda: training_pass(bf16, data[:200]), top=6)]
     return rows

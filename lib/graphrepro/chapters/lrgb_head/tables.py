@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import shortest_path
 
 from graphrepro import bench, cells, precision, store
 from graphrepro.chapters.lrgb_head.configs import config, plan, table_cells
-from graphrepro.chapters.lrgb_head.benchmarks import FAST, ONEDNN
+from graphrepro.chapters.lrgb_head.benchmarks import BF16, FAST, ONEDNN, TODAY
 from graphrepro.chapters.lrgb_head.checks import fidelity_check
 from graphrepro.chapters.lrgb_head.paper import (
     BUDGET,
@@ -235,10 +235,33 @@ def products_table() -> pd.DataFrame:
     rows = [{"model": r["run"].split(" tuned")[0], "CPU": cpu_kind(saved["cpu"]), "s, torch's": f"{r[f's, {FAST}']:.2f}",
              "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}", "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×",
              "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
-             "gradient difference, bf16": sci(r.get("gradient difference, bf16, fast step")),
+             "gradient difference, bf16": sci(r.get(f"gradient difference, {BF16}")),
              "measured": f"{saved['date']}, {saved['threads']} thread(s), load {saved['load_average']:g} on {saved['cpus']} CPUs"}
             for saved in bench.saved_benches() if saved["chapter"] == CHAPTER
             for r in saved["rows"] if r.get(f"s, {ONEDNN}") is not None]
+    if not rows:
+        return pd.DataFrame({"note": ["not measured yet: python -m graphrepro bench --chapter lrgb-head"]})
+    return pd.DataFrame(rows).set_index("model")
+
+
+def step_table() -> pd.DataFrame:
+    """The step's speeds per tuned model and CPU kind, from the committed benches (``bench --chapter lrgb-head``):
+    seconds of one training pass over 600 molecules in today's fp32 step, the fastest fp32 step and bf16, bf16's
+    speedup over today's beside its target, and where bf16 misses it, the operators that take most of its time
+    (share of the pass); a note until a bench has measured it."""
+    rows = []
+    for saved in (s for s in bench.saved_benches() if s["chapter"] == CHAPTER):
+        where: dict[str, list[str]] = {}
+        for r in (r for r in saved["rows"] if r.get("operator")):
+            where.setdefault(r["run"].split(" tuned")[0], []).append(f"{r['operator'].removeprefix('aten::')} {r['share of time']:.0%}")
+        for r in (r for r in saved["rows"] if r.get(f"s, {TODAY}") is not None):
+            model, bf16, target = r["run"].split(" tuned")[0], r.get(f"speedup, {BF16}"), r.get("bf16 target") or None
+            missed = "" if bf16 is None or not target else " (met)" if bf16 >= target else " (missed)"
+            rows.append({"model": model, "CPU": cpu_kind(saved["cpu"]), "s, today's fp32": f"{r[f's, {TODAY}']:.2f}",
+                         "s, fastest fp32": f"{min(r[f's, {w}'] for w in (FAST, ONEDNN) if r.get(f's, {w}') is not None):.2f}",
+                         "s, bf16": "–" if bf16 is None else f"{r[f's, {BF16}']:.2f}",
+                         "bf16 speedup": "–" if bf16 is None else f"{bf16:.2f}×", "target": f"{target:g}×{missed}" if target else "–",
+                         "where bf16's time goes": ", ".join(where.get(model, [])[:3]) or "–"})
     if not rows:
         return pd.DataFrame({"note": ["not measured yet: python -m graphrepro bench --chapter lrgb-head"]})
     return pd.DataFrame(rows).set_index("model")
