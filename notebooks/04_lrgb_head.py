@@ -233,7 +233,7 @@ tables.throughput_table(curve, params, everything)
 # for GCN and GatedGCN, and 2.5× for GPS. One training pass over 600 molecules in each way, from the committed
 # bench of each CPU kind (seconds; the fastest fp32 step is the fast step with torch's or oneDNN's products,
 # whichever was faster). bf16 speeds up only the dense products. Where it misses its target, the last column
-# names the operators that take most of the bf16 pass (share of its time): the products that remain (the
+# names the operators that take most of the bf16 pass (share of its time): the products that remain (GCN's
 # sparse one stays fp32), the casts between fp32 and bf16 (`copy_`), and elementwise work. Which step the
 # papers'-budget runs take is decided in the mixed-precision section above.
 
