@@ -83,12 +83,12 @@ report.parameters_table(params)
 #   larger graphs (`python -m graphrepro bench --chapter han-vs-gat` measures the ratio).
 # * **Training.** Adam, full batch, at most 300 epochs (HAN 200), early stopping on validation loss with
 #   patience 30 (HAN 100); test scores at the epoch of lowest validation loss.
-# * **Implementation choices that may differ from HGB's code.** Our GCN drops out before every layer, as
-#   the notes on HGB's benchmark `GNN.py` read it (HAN's own ACM script skips the first layer's dropout; a
-#   review of HGB's code read the benchmark that way too, which we have not settled). Our GAT layers carry a
-#   bias, as DGL's current `GATConv` and PyG's do; whether the DGL version HGB pins adds one is not verified
-#   here. Either could move a GCN or GAT cell by a little; neither touches HAN or Simple-HGN (no bias, as in
-#   HGB's `myGATConv`).
+# * **Implementation choices, checked against HGB's code.** Our GCN drops out before every layer, as HGB's
+#   benchmark `GNN.py` has done since its fix of 27 December 2020 (commit `6dad2eb`; the first version, of the
+#   same day, skipped the first layer's dropout, as HAN's own ACM script does). Our GAT layers carry a bias,
+#   as PyG's `GATConv` and DGL's since version 0.7 do; HGB pins DGL 0.4.3, whose `GATConv` has none. That
+#   could move a GAT cell by a little; it touches neither HAN nor Simple-HGN (no bias, as in HGB's
+#   `myGATConv`).
 # * **Deviations.** HAN's validation split is the shared 20%, not its own 70/30 cut. Under this profile
 #   HAN and the meta-path GAT keep {glue:text}`han_vs_gat_sampling`, for cost (the README states it); the
 #   cells this touches say so. The meta-path GAT, the feature modes and the
