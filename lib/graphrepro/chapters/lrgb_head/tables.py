@@ -225,6 +225,16 @@ def seed_values(planned: pd.DataFrame, runs: pd.DataFrame, part: str, model: str
     return pd.Series(100 * mine.key.map(known).astype(float).to_numpy(), index=mine.seed.to_numpy(), dtype=float)
 
 
+def _benches() -> list[dict[str, Any]]:
+    """This chapter's committed benches, one per CPU kind."""
+    return [saved for saved in bench.saved_benches() if saved["chapter"] == CHAPTER]
+
+
+def _model(row: dict[str, Any]) -> str:
+    """The tuned model a step row of the bench times ("GatedGCN tuned, 600 graphs, ..." -> "GatedGCN")."""
+    return row["run"].split(" tuned")[0]
+
+
 def products_table() -> pd.DataFrame:
     """oneDNN's fp32 linear products against torch's in the fast step, per tuned model and CPU kind, from the
     committed benches (``bench --chapter lrgb-head``): seconds of one training pass each, the ratio, and how far
@@ -232,12 +242,12 @@ def products_table() -> pd.DataFrame:
     def sci(x: float | None) -> str:
         return "–" if x is None else f"{x:.1e}"
 
-    rows = [{"model": r["run"].split(" tuned")[0], "CPU": cpu_kind(saved["cpu"]), "s, torch's": f"{r[f's, {FAST}']:.2f}",
+    rows = [{"model": _model(r), "CPU": cpu_kind(saved["cpu"]), "s, torch's": f"{r[f's, {FAST}']:.2f}",
              "s, oneDNN": f"{r[f's, {ONEDNN}']:.2f}", "ratio": f"{r[f's, {FAST}'] / r[f's, {ONEDNN}']:.2f}×",
              "gradient difference, oneDNN": sci(r[f"gradient difference, {ONEDNN}"]),
              "gradient difference, bf16": sci(r.get(f"gradient difference, {BF16}")),
              "measured": f"{saved['date']}, {saved['threads']} thread(s), load {saved['load_average']:g} on {saved['cpus']} CPUs"}
-            for saved in bench.saved_benches() if saved["chapter"] == CHAPTER
+            for saved in _benches()
             for r in saved["rows"] if r.get(f"s, {ONEDNN}") is not None]
     if not rows:
         return pd.DataFrame({"note": ["not measured yet: python -m graphrepro bench --chapter lrgb-head"]})
@@ -250,12 +260,12 @@ def step_table() -> pd.DataFrame:
     speedup over today's beside its target, and where bf16 misses it, the operators that take most of its time
     (share of the pass); a note until a bench has measured it."""
     rows = []
-    for saved in (s for s in bench.saved_benches() if s["chapter"] == CHAPTER):
+    for saved in _benches():
         where: dict[str, list[str]] = {}
         for r in (r for r in saved["rows"] if r.get("operator")):
-            where.setdefault(r["run"].split(" tuned")[0], []).append(f"{r['operator'].removeprefix('aten::')} {r['share of time']:.0%}")
+            where.setdefault(_model(r), []).append(f"{r['operator'].removeprefix('aten::')} {r['share of time']:.0%}")
         for r in (r for r in saved["rows"] if r.get(f"s, {TODAY}") is not None):
-            model, bf16, target = r["run"].split(" tuned")[0], r.get(f"speedup, {BF16}"), r.get("bf16 target") or None
+            model, bf16, target = _model(r), r.get(f"speedup, {BF16}"), r.get("bf16 target") or None
             missed = "" if bf16 is None or not target else " (met)" if bf16 >= target else " (missed)"
             rows.append({"model": model, "CPU": cpu_kind(saved["cpu"]), "s, today's fp32": f"{r[f's, {TODAY}']:.2f}",
                          "s, fastest fp32": f"{min(r[f's, {w}'] for w in (FAST, ONEDNN) if r.get(f's, {w}') is not None):.2f}",
