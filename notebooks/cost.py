@@ -45,8 +45,10 @@ report.parameters_table(params)
 # {glue:text}`cost_standard_hours` in all. The `paper` profile's are estimated from the records
 # (`python -m graphrepro bench --estimate paper --from-records`): each kind of run's median seconds per
 # planned epoch, from its own paper runs where some are recorded and else from its standard ones, times every
-# epoch the paper's protocol plans, {glue:text}`cost_paper_hours` in all. A kind of paper run with neither is not
-# priced, so that chapter's estimate is a lower bound.
+# epoch the paper's protocol plans, {glue:text}`cost_paper_hours` in all. A kind with neither is priced from a
+# kept benchmark of one of its epochs where one was timed (chapter 5's large knowledge graphs; set-up and
+# evaluation not counted), and otherwise not priced, so that chapter's estimate is a lower bound. Runs that wait
+# for a check before they train are counted too.
 
 # %% tags=["hide-input"]
 report.glue_figure("cost_hours_figure", cost.profile_hours_figure(hours))

@@ -157,6 +157,31 @@ def test_a_kind_that_only_runs_faster_is_estimated_from_the_slower_kinds_records
     assert set(kg.EXPERIMENT.speed_fields) == {"denormals", "scorer"}
 
 
+def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what_they_wait_for(monkeypatch):
+    """Chapter 5's large graphs wait for the fast path's check: the paper estimate still lists them, a kind no
+    record prices from a kept bench's epoch on its path (times its own epochs), and one no bench timed stays
+    unpriced; a config with fewer negatives than the bench's setting is not priced from it."""
+    from graphrepro.chapters.mrr_variants import benchmarks, configs
+
+    slug = "mrr-variants"
+    monkeypatch.setattr(configs, "is_available", lambda dataset: True)
+    monkeypatch.setattr(configs, "fast_passes", lambda params: None)
+    overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER"], "large_kg_models": ["ComplEx", "TuckER"]}
+    complex_ = kg.make_config("wn18rr", "ComplEx", 0)
+    rows = [{"run": "ComplEx on WN18RR, Hoyt et al.'s setting, an epoch", "s, pykeen's path": 1200.0, "s, fast path": 100.0}]
+    bench.save_chapter_bench(slug, pd.DataFrame(rows), seeds=1)
+    table = bench.recorded_estimate(slug, "paper", overrides).set_index(["dataset", "model"])
+    row, tucker = table.loc[("wn18rr", "ComplEx")], table.loc[("wn18rr", "TuckER")]
+    assert row["from"] == "bench" and row["s per planned epoch"] == pytest.approx(100.0)
+    assert row["hours"] == row["hours left"] == pytest.approx(100.0 * kg.own_epochs(complex_) / 3600)
+    assert row["status"] == "waits for the fast path's check; an epoch as benched (set-up and evaluation not counted)"
+    assert tucker["status"] == "waits for the fast path's check; no standard record of this kind" and pd.isna(tucker["hours"])
+    assert list(table.columns) == [c for c in bench.ESTIMATE_COLUMNS if c in table.columns]  # whichever row comes first
+    assert benchmarks.kept_epoch_seconds(complex_, rows) == pytest.approx(1200.0)  # pykeen's path
+    assert benchmarks.kept_epoch_seconds({**complex_, "negatives": 32}, rows) is None
+    assert benchmarks.kept_epoch_seconds(kg.make_config("nations", "ComplEx", 0), rows) is None
+
+
 def test_peak_growth_sees_memory_held_during_the_work_and_none_when_there_is_none():
     def hold_200_mb() -> None:
         block = np.ones(200 * 2**20, dtype=np.uint8)  # touched, so resident

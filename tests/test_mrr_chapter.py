@@ -506,6 +506,30 @@ def test_the_large_graphs_take_the_fast_path_only_once_every_small_twin_is_recor
     assert [kg.fast_fields(c["model"]) == {k: c[k] for k in ("denormals", "scorer") if k in c} for c in large] == [True, True]
 
 
+def test_background_training_holds_the_large_graphs_back_until_the_check_before_them_is_recorded(monkeypatch):
+    """Planned while the fast path's check is undecided, the large graphs' grid is still in the plan (empty until
+    then, it would have been left out and never trained); it makes its configs when it starts, on the path the
+    check decided by then. Once decided, nothing is held back."""
+    monkeypatch.setattr(configs, "is_available", lambda dataset: True)
+    params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"],
+                           fast_check=True, large_kg_models=["TuckER"])
+    held = configs.held_back(params)
+    assert list(held) == ["the fast path's check"]
+    assert [(c["dataset"], c["model"], c["denormals"], c["scorer"]) for c in held["the fast path's check"]] == [
+        ("wn18rr", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
+    trained = []
+    monkeypatch.setattr(configs, "_train", lambda params, desc, experiment, configs: trained.append((desc, configs)))
+    plan = configs.training_plan(params)  # made before the check is recorded
+    assert [desc for desc, _ in plan][-3:] == ["the fast path (fidelity check)", configs.LARGE_GRID, "link prediction on graphs"]
+    for config, mrr in zip(configs.fast_twins(params), (0.40, 0.70)):  # the check passes
+        _write_mrr(kg.pykeens_path(config), mrr)
+        _write_mrr(config, mrr)
+    dict(plan)[configs.LARGE_GRID]()
+    assert trained == [(configs.LARGE_GRID, held["the fast path's check"])]
+    assert configs.held_back(params) == {}
+    assert configs.held_back({**params, "kgs": ["nations"]}) == {}
+
+
 def test_the_fast_note_says_what_the_check_decides():
     params = pages.resolve("mrr-variants", "standard", kgs=["nations"], kg_models=["TransE", "TuckER"], tolerance=1.0, fast_check=True)
     frame = pd.DataFrame({"dataset": ["nations", "nations"], "model": ["TransE", "TuckER"], "mrr": [0.40, 0.70]})

@@ -75,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--from-records", action="store_true",
                        help="with --estimate: probe nothing; scale the committed records' seconds per epoch (each "
                             "kind's own runs in the profile where recorded, else its standard runs; the machine that "
-                            "recorded them) to the profile's runs and epochs")
+                            "recorded them) to the profile's runs and epochs; a kind with no record, from a kept "
+                            "bench's epoch where one timed it")
     bench.add_argument("--whole-book", action="store_true",
                        help="instead: time make install and make book on a fresh clone (--with-tests: make test too)")
     bench.add_argument("--with-tests", action="store_true")
@@ -322,9 +323,11 @@ def _bench(args: argparse.Namespace) -> int:
     if args.estimate and args.from_records:
         for slug in slugs:
             table = bench.recorded_estimate(slug, args.estimate, overrides)
+            benched = int(table.get("from", pd.Series()).eq("bench").sum())
             print(f"\n{slug}, {args.estimate} profile{given} from the records: {table.get('hours', pd.Series()).sum():.1f} "
                   f"hours ({table.get('hours left', pd.Series()).sum():.1f} left) for the "
-                  f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded")
+                  f"{int(table.get('records', pd.Series()).notna().sum())} of {len(table)} kinds of run recorded"
+                  + (f" and {benched} priced from a kept bench" if benched else ""))
             _print(table.drop(columns="chapter").round(4), na_rep="")
         return 0
     if args.estimate:

@@ -210,10 +210,19 @@ def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[
     return experiment.name, str(config.get("dataset", "")), str(config.get("model")) + (f" ({kind})" if kind else "")
 
 
+def held_back(slug: str, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The runs a chapter's plan holds back until a check is recorded, by what they wait for (its configs'
+    ``held_back``; none where it has none)."""
+    module = pages.chapter_module(slug, "configs")
+    return module.held_back(params) if hasattr(module, "held_back") else {}
+
+
 def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
-    """The chapter's runs under ``params`` grouped by kind (``_label``), each with its experiment."""
+    """The chapter's runs under ``params``, those held back included (``held_back``), grouped by kind
+    (``_label``), each with its experiment."""
     groups: Groups = {}
-    for config in pages.chapter_module(slug, "configs").chapter_records(params)[0]:
+    waiting = [c for configs in held_back(slug, params).values() for c in configs]
+    for config in pages.chapter_module(slug, "configs").chapter_records(params)[0] + waiting:
         experiment = experiment_of(config, pages.experiments(slug))
         groups.setdefault(_label(experiment, config), (experiment, []))[1].append(config)
     return groups
@@ -240,10 +249,23 @@ def seconds_per_epoch(record: dict[str, Any], experiment: experiments.Experiment
     return record["wall_s"] / max(1, experiment.planned_epochs(record["config"])[1])
 
 
+def kept_epoch_seconds(slug: str, config: dict[str, Any]) -> list[float]:
+    """Seconds of one epoch of ``config`` in each of the chapter's kept benches that timed it (its benchmarks'
+    ``kept_epoch_seconds``; none where the chapter's benchmarks time no whole run)."""
+    module = pages.chapter_module(slug, "benchmarks")
+    if not hasattr(module, "kept_epoch_seconds"):
+        return []
+    return [s for b in saved_benches() if b["chapter"] == slug if (s := module.kept_epoch_seconds(config, b["rows"])) is not None]
+
+
 def _varying_fields(configs: list[dict[str, Any]]) -> set[str]:
     """Fields some of the configs have and others lack."""
     fields = [set(c) for c in configs]
     return set.union(*fields) - set.intersection(*fields) if fields else set()
+
+
+ESTIMATE_COLUMNS = ("chapter", "experiment", "dataset", "model", "with", "runs", "epochs per run", "records", "from",
+                    "s per planned epoch", "hours", "hours left", "status")  # ``recorded_estimate``'s, whichever row comes first
 
 
 def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -255,8 +277,10 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     record yet, less what this machine's checkpoints hold. The seconds come from the kind's own records in the
     profile where some exist (``from``), else from the ``standard`` records of its kind. A kind with neither
     says so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
-    records give an upper bound); one whose records all differ from the profile's runs in a setting (fewer
-    negatives, a faster step) names it: its epochs may cost otherwise."""
+    records give an upper bound) or a kept bench timed one of its epochs (``kept_epoch_seconds``: set-up and
+    evaluation not counted, a lower bound); one whose records all differ from the profile's runs in a setting
+    (fewer negatives, a faster step) names it: its epochs may cost otherwise. Runs the plan holds back
+    (``held_back``) are priced alike and say what they wait for."""
     standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     records = store.records(slug)
     done = {r["key"] for r in records}
@@ -265,6 +289,7 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     for record in records:
         if record["key"] in standard:
             recorded.setdefault(_label(experiment_of(record["config"], pages.experiments(slug)), record["config"]), []).append(record)
+    waits = {experiment_of(c, pages.experiments(slug)).key(c): reason for reason, configs in held_back(slug, params).items() for c in configs}
     rows = []
     for label, (experiment, members) in probe_groups(slug, params).items():
         field = experiment.planned_epochs(members[0])[0]
@@ -287,18 +312,24 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
             slower = extra - set(experiment.speed_fields)
             if not mine and slower != extra:  # the kind without the settings that only speed it up: the same work, an upper bound
                 mine = [r for r in recorded.get(label, []) if variant(r["config"]) == slower]
-            if not mine:
-                rows.append({**row, "status": "no standard record of this kind"})
+            waiting = "".join(f"waits for {w}; " for w in sorted({waits[k] for k in keys if k in waits}))
+            benched = [] if mine else kept_epoch_seconds(slug, part[0])
+            if not mine and not benched:
+                rows.append({**row, "status": waiting + "no standard record of this kind"})
                 continue
-            per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
-            differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
+            if benched:
+                per_epoch, source, status = float(pd.Series(benched).median()), "bench", "an epoch as benched (set-up and evaluation not counted)"
+            else:
+                per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
+                differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
+                status = ("settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
+                          if differs else "as recorded")
             left = sum(max(0, e - (experiment.checkpointed(c) if experiment.checkpointed else 0))
                        for c, e, key in zip(part, epochs, keys) if key not in done)
-            rows.append({**row, "records": len(mine), "from": source, "s per planned epoch": per_epoch, "hours": per_epoch * sum(epochs) / 3600,
-                         "hours left": per_epoch * left / 3600,
-                         "status": "settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
-                         if differs else "as recorded"})
-    return pd.DataFrame(rows)
+            rows.append({**row, **({"records": len(mine)} if mine else {}), "from": source, "s per planned epoch": per_epoch,
+                         "hours": per_epoch * sum(epochs) / 3600, "hours left": per_epoch * left / 3600, "status": waiting + status})
+    frame = pd.DataFrame(rows)
+    return frame[[c for c in ESTIMATE_COLUMNS if c in frame]]
 
 
 def probe_costs(experiment: experiments.Experiment, batch: list[dict[str, Any]], data: Any, device: str,

@@ -63,6 +63,21 @@ def difference_gb(config: dict[str, Any]) -> float:
     return 4 * arguments["training_kwargs"]["batch_size"] * kg_data.STATS[config["dataset"]].entities * dims / 2**30
 
 
+def _large_run(config: dict[str, Any]) -> str:
+    """The name of ``config``'s row in ``large_graph_rows``."""
+    return f"{config['model']} on {KG_LABELS[config['dataset']]}, Hoyt et al.'s setting, an epoch"
+
+
+def kept_epoch_seconds(config: dict[str, Any], rows: list[dict[str, Any]]) -> float | None:
+    """Seconds of one epoch of ``config`` in a kept bench's ``rows`` where ``large_graph_rows`` timed it: a large
+    graph with its configuration's own negatives, on the path the config takes; None otherwise."""
+    if config["dataset"] not in LARGE_KGS or "negatives" in config:
+        return None
+    column = "s, fast path" if kg.fast_fields(config["model"]).items() <= config.items() else "s, pykeen's path"
+    seconds = next((r.get(column) for r in rows if r.get("run") == _large_run(config)), None)
+    return float(seconds) if seconds is not None else None
+
+
 def large_graph_rows() -> list[dict[str, Any]]:
     """Seconds per epoch of Hoyt et al.'s setting of every model on WN18RR and FB15k-237 on the fast path
     (``kg.fast_fields``), and the hours of a run at its own epochs; on WN18RR, for ComplEx and TuckER, also on
@@ -73,7 +88,7 @@ def large_graph_rows() -> list[dict[str, Any]]:
             rows.append({"run": f"{KG_LABELS[dataset]}: an epoch of each model", "status": "its files cannot be had here"})
             continue
         for config in configs.kg_configs_on(pages.resolve(CHAPTER, "paper", kg_seeds=1), [dataset], fast=True):
-            run = f"{config['model']} on {KG_LABELS[dataset]}, Hoyt et al.'s setting, an epoch"
+            run = _large_run(config)
             if difference_gb(config) > MEMORY_SHARE * memory_gb:
                 rows.append({"run": run, "status": f"not probed: one batch's difference alone is {difference_gb(config):.0f} GB, "
                                                    f"more than {MEMORY_SHARE:.0%} of this machine's {memory_gb:.0f} GB"})
