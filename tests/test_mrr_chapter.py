@@ -507,9 +507,10 @@ def test_the_large_graphs_take_the_fast_path_only_once_every_small_twin_is_recor
 
 
 def test_background_training_holds_the_large_graphs_back_until_the_check_before_them_is_recorded(monkeypatch):
-    """Planned while the fast path's check is undecided, the large graphs' grid is still in the plan (empty until
-    then, it would have been left out and never trained); it makes its configs when it starts, on the path the
-    check decided by then. Once decided, nothing is held back."""
+    """While the fast path's check is undecided, the page's knowledge-graph part trains the check first, and the
+    background plan keeps the large graphs' grid (empty until then, it would have been left out and never
+    trained), which makes its configs when it starts, on the path the check decided by then. Once decided,
+    nothing is held back."""
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"],
                            fast_check=True, large_kg_models=["TuckER"])
@@ -518,7 +519,10 @@ def test_background_training_holds_the_large_graphs_back_until_the_check_before_
     assert [(c["dataset"], c["model"], c["denormals"], c["scorer"]) for c in held["the fast path's check"]] == [
         ("wn18rr", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
     trained = []
-    monkeypatch.setattr(configs, "_train", lambda params, desc, experiment, configs: trained.append((desc, configs)))
+    monkeypatch.setattr(configs, "_train", lambda params, desc, experiment, configs: trained.append((desc, configs)) or pd.DataFrame())
+    configs.run(params, "kg")  # as the page runs it: the check first
+    assert [desc for desc, _ in trained] == ["the fast path (fidelity check)", "knowledge graphs"]
+    trained.clear()
     plan = configs.training_plan(params)  # made before the check is recorded
     assert [desc for desc, _ in plan][-3:] == ["the fast path (fidelity check)", configs.LARGE_GRID, "link prediction on graphs"]
     for config, mrr in zip(configs.fast_twins(params), (0.40, 0.70)):  # the check passes
