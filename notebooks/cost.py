@@ -47,8 +47,9 @@ report.parameters_table(params)
 # planned epoch, from its own paper runs where some are recorded and else from its standard ones, times every
 # epoch the paper's protocol plans, {glue:text}`cost_paper_hours` in all. A kind with neither is priced from a
 # kept benchmark of one of its epochs where one was timed (chapter 5's large knowledge graphs; set-up and
-# evaluation not counted), and otherwise not priced, so that chapter's estimate is a lower bound. Runs that wait
-# for a check before they train are counted too.
+# evaluation not counted), and otherwise not priced, so that chapter's estimate is a lower bound. Runs that cannot
+# be listed yet are counted too, each as a run of its kind: the trials chapter 3's searches will still ask and the
+# runs of settings not chosen yet, and chapter 5's large graphs while they wait for their check.
 
 # %% tags=["hide-input"]
 report.glue_figure("cost_hours_figure", cost.profile_hours_figure(hours))

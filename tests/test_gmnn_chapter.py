@@ -216,6 +216,27 @@ def test_a_budget_studys_smaller_budgets_are_the_beginning_of_its_search(tmp_pat
         assert studied[studied.budget == n].acc.item() == pytest.approx(100 * runs.loc[keys, "test_acc"].mean())
 
 
+def test_pending_lists_the_trials_each_search_will_still_ask_and_the_runs_of_its_choice(monkeypatch):
+    """With nothing recorded a search has asked its first generation; the rest of its trials and its chosen
+    setting's runs are pending, as stand-ins of their kind: a cell's trials, asked and pending, are ``trials``, and
+    the budget study's search is as long as its largest budget, with ``budget_runs`` runs per budget."""
+    monkeypatch.setattr(searches, "is_available", lambda dataset: True)
+    params = pages.resolve("gmnn-fair-eval", "smoke", datasets=["cora"], kinds=["dense"], folds=1, trials=10, budgets=[4, 8], budget_runs=2)
+    waiting = configs.pending(params)
+    trials, runs = waiting["a search's trials not asked yet"], waiting["a setting not chosen yet"]
+    for cell in searches.cells(params):
+        asked = {searches.key(c) for c in searches.search_cell(params, cell, train=False)[1]}
+        stand_in = searches.stand_in(params, cell)
+        assert 0 < len(asked) < 10 and len(asked) + sum(c == stand_in for c in trials) == 10
+        assert [c for c in runs if c["model"] == cell[2] and c["kind"] == "dense"] == searches.assessment_configs(
+            params, cell, searches.first_setting(cell[2]))
+    (cell,) = budget.cells(params)
+    asked = {searches.key(c) for c in budget.search_cell(params, cell, train=False)[1]}
+    assert len(asked) + sum(c == searches.stand_in(params, cell) for c in trials) == 8
+    assert len([c for c in runs if c["kind"] == cell[1]]) == 2 * 2
+    assert configs.pending({**params, "budget_study": False, "kinds": []}) == {}
+
+
 def test_the_budget_tables_say_how_far_the_estimate_moves():
     params = pages.resolve("gmnn-fair-eval", "smoke", budgets=[24, 100])
     acc = {24: [80.0, 81.0, 79.0, 80.0], 100: [81.0, 82.5, 80.0, 81.5]}  # +1, +1.5, +1, +1.5 points

@@ -514,7 +514,7 @@ def test_background_training_holds_the_large_graphs_back_until_the_check_before_
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"],
                            fast_check=True, large_kg_models=["TuckER"])
-    held = configs.held_back(params)
+    held = configs.pending(params)
     assert list(held) == ["the fast path's check"]
     assert [(c["dataset"], c["model"], c["denormals"], c["scorer"]) for c in held["the fast path's check"]] == [
         ("wn18rr", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
@@ -530,8 +530,8 @@ def test_background_training_holds_the_large_graphs_back_until_the_check_before_
         _write_mrr(config, mrr)
     dict(plan)[configs.LARGE_GRID]()
     assert trained == [(configs.LARGE_GRID, held["the fast path's check"])]
-    assert configs.held_back(params) == {}
-    assert configs.held_back({**params, "kgs": ["nations"]}) == {}
+    assert configs.pending(params) == {}
+    assert configs.pending({**params, "kgs": ["nations"]}) == {}
 
 
 def test_the_fast_note_says_what_the_check_decides():

@@ -43,6 +43,8 @@ def test_chapter_one_selects_on_validation_never_test():
     assert tuning.chosen(base, params, records)["dropout"] == 0.5
     tuned = tuning.tuned_configs([base], params, records)
     assert [c["seed"] for c in tuned] == list(range(params["seeds"])) and all(c["dropout"] == 0.5 for c in tuned)
+    untuned = tuning.untuned_configs([base], params, _fake_records(trials[:1], [0.9], [0.1]))  # its seeds wait for the choice
+    assert untuned == tuning.seed_configs(base, {}, params) and tuning.untuned_configs([base], params, records) == []
     failed = _fake_records(trials, [math.nan, math.nan], [0.5, 0.5])  # every trial diverged
     setting, how = tuning.selection(base, params, failed)
     assert setting["dropout"] == base["dropout"] and how.startswith("every trial diverged")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import subprocess
@@ -210,21 +211,25 @@ def _label(experiment: experiments.Experiment, config: dict[str, Any]) -> tuple[
     return experiment.name, str(config.get("dataset", "")), str(config.get("model")) + (f" ({kind})" if kind else "")
 
 
-def held_back(slug: str, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The runs a chapter's plan holds back until a check is recorded, by what they wait for (its configs'
-    ``held_back``; none where it has none)."""
+def pending(slug: str, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The runs a chapter will train under ``params`` that its plan cannot list yet, by what they wait for, each as
+    a config of its kind (its configs' ``pending``; none where it has none). A stand-in may be listed many times."""
     module = pages.chapter_module(slug, "configs")
-    return module.held_back(params) if hasattr(module, "held_back") else {}
+    return module.pending(params) if hasattr(module, "pending") else {}
 
 
-def probe_groups(slug: str, params: dict[str, Any]) -> Groups:
-    """The chapter's runs under ``params``, those held back included (``held_back``), grouped by kind
+def probe_groups(slug: str, params: dict[str, Any], waiting: list[dict[str, Any]] | None = None) -> Groups:
+    """The chapter's runs under ``params``, and ``waiting`` (by default its ``pending`` runs), grouped by kind
     (``_label``), each with its experiment."""
     groups: Groups = {}
-    waiting = [c for configs in held_back(slug, params).values() for c in configs]
+    kinds: dict[int, tuple[tuple[str, str, str], experiments.Experiment]] = {}  # a stand-in listed many times is read once
+    waiting = [c for configs in pending(slug, params).values() for c in configs] if waiting is None else waiting
     for config in pages.chapter_module(slug, "configs").chapter_records(params)[0] + waiting:
-        experiment = experiment_of(config, pages.experiments(slug))
-        groups.setdefault(_label(experiment, config), (experiment, []))[1].append(config)
+        if id(config) not in kinds:
+            experiment = experiment_of(config, pages.experiments(slug))
+            kinds[id(config)] = _label(experiment, config), experiment
+        label, experiment = kinds[id(config)]
+        groups.setdefault(label, (experiment, []))[1].append(config)
     return groups
 
 
@@ -279,8 +284,8 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     says so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
     records give an upper bound) or a kept bench timed one of its epochs (``kept_epoch_seconds``: set-up and
     evaluation not counted, a lower bound); one whose records all differ from the profile's runs in a setting
-    (fewer negatives, a faster step) names it: its epochs may cost otherwise. Runs the plan holds back
-    (``held_back``) are priced alike and say what they wait for."""
+    (fewer negatives, a faster step) names it: its epochs may cost otherwise. Runs the plan cannot list yet
+    (``pending``) are priced alike, count as left and say what they wait for."""
     standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     records = store.records(slug)
     done = {r["key"] for r in records}
@@ -289,9 +294,10 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     for record in records:
         if record["key"] in standard:
             recorded.setdefault(_label(experiment_of(record["config"], pages.experiments(slug)), record["config"]), []).append(record)
-    waits = {experiment_of(c, pages.experiments(slug)).key(c): reason for reason, configs in held_back(slug, params).items() for c in configs}
+    waiting = pending(slug, params)
+    waits = {id(c): reason for reason, configs in waiting.items() for c in configs}
     rows = []
-    for label, (experiment, members) in probe_groups(slug, params).items():
+    for label, (experiment, members) in probe_groups(slug, params, [c for configs in waiting.values() for c in configs]).items():
         field = experiment.planned_epochs(members[0])[0]
         optional = _varying_fields(members) | _varying_fields([r["config"] for r in recorded.get(label, [])])
 
@@ -302,32 +308,42 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
         for config in members:
             variants.setdefault(variant(config), []).append(config)
         for extra, part in variants.items():
-            epochs = [experiment.planned_epochs(c)[1] for c in part]
+            times = collections.Counter(id(c) for c in part)  # a stand-in listed many times counts as many runs
+            unique = list({id(c): c for c in part}.values())
+            epochs = {id(c): experiment.planned_epochs(c)[1] for c in unique}
+            keys = {id(c): experiment.key(c) for c in unique}
             row: dict[str, Any] = {"chapter": slug, "experiment": label[0], "dataset": label[1], "model": label[2],
-                                   "with": ", ".join(sorted(extra)) or "–", "runs": len(part), "epochs per run": max(epochs)}
-            keys = [experiment.key(c) for c in part]
-            mine, source = [r for r in records if r["key"] in keys], profile
+                                   "with": ", ".join(sorted(extra)) or "–", "runs": len(part), "epochs per run": max(epochs.values())}
+            known = set(keys.values())
+            mine, source = [r for r in records if r["key"] in known], profile
             if not mine:
                 mine, source = [r for r in recorded.get(label, []) if variant(r["config"]) == extra], "standard"
             slower = extra - set(experiment.speed_fields)
             if not mine and slower != extra:  # the kind without the settings that only speed it up: the same work, an upper bound
                 mine = [r for r in recorded.get(label, []) if variant(r["config"]) == slower]
-            waiting = "".join(f"waits for {w}; " for w in sorted({waits[k] for k in keys if k in waits}))
+            waiting_words = "".join(f"waits for {w}; " for w in sorted({waits[i] for i in keys if i in waits}))
             benched = [] if mine else kept_epoch_seconds(slug, part[0])
             if not mine and not benched:
-                rows.append({**row, "status": waiting + "no standard record of this kind"})
+                rows.append({**row, "status": waiting_words + "no standard record of this kind"})
                 continue
             if benched:
                 per_epoch, source, status = float(pd.Series(benched).median()), "bench", "an epoch as benched (set-up and evaluation not counted)"
             else:
                 per_epoch = float(pd.Series([seconds_per_epoch(r, experiment) for r in mine]).median())
-                differs = shared_differences([r["config"] for r in mine], part, {"seed", field})
+                differs = shared_differences([r["config"] for r in mine], unique, {"seed", field})
                 status = ("settings differ: " + "; ".join(f"{f} {a} here, {b} in {profile}" for f, (a, b) in differs.items())
                           if differs else "as recorded")
-            left = sum(max(0, e - (experiment.checkpointed(c) if experiment.checkpointed else 0))
-                       for c, e, key in zip(part, epochs, keys) if key not in done)
+
+            def to_train(config: dict[str, Any]) -> int:  # a pending run's every epoch; a listed one's not recorded or checkpointed
+                if id(config) in waits:
+                    return epochs[id(config)]
+                if keys[id(config)] in done:
+                    return 0
+                return max(0, epochs[id(config)] - (experiment.checkpointed(config) if experiment.checkpointed else 0))
+
+            left, total = sum(times[id(c)] * to_train(c) for c in unique), sum(times[i] * epochs[i] for i in epochs)
             rows.append({**row, **({"records": len(mine)} if mine else {}), "from": source, "s per planned epoch": per_epoch,
-                         "hours": per_epoch * sum(epochs) / 3600, "hours left": per_epoch * left / 3600, "status": waiting + status})
+                         "hours": per_epoch * total / 3600, "hours left": per_epoch * left / 3600, "status": waiting_words + status})
     frame = pd.DataFrame(rows)
     return frame[[c for c in ESTIMATE_COLUMNS if c in frame]]
 

@@ -10,7 +10,8 @@ import pandas as pd
 
 from graphrepro.chapters.gmnn_fair_eval import budget
 from graphrepro.chapters.gmnn_fair_eval.paper import CHAPTER, GMNN_TAU, PUBLIC_PRETRAIN, PUBLIC_SETTING
-from graphrepro.chapters.gmnn_fair_eval.searches import assessment_configs, available, cells, key, recorded, search_all, search_cell
+from graphrepro.chapters.gmnn_fair_eval.searches import (assessment_configs, available, cells, first_setting, key, recorded, search_all,
+                                                          search_cell, stand_in)
 from graphrepro.experiments import fair_eval
 from graphrepro.grid import run_grid
 
@@ -58,6 +59,27 @@ def chapter_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
         chosen, asked = budget.search_cell(params, cell, train=False)
         configs += asked + [c for runs in budget.configs(params, {(cell, n): ch for n, ch in chosen.items()}).values() for c in runs]
     return list({key(c): c for c in configs + public_configs(params)}.values())
+
+
+def pending(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The runs a search will still ask or choose, which ``chapter_configs`` cannot list yet, by what they wait for,
+    each as a stand-in of its kind (its cell's runs with the space's first setting; the search trials as one
+    config listed once per trial): the trials each incomplete search has not asked yet, and the runs of the
+    settings not chosen yet, the budget study's included."""
+    trials: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    for cell in cells(params):
+        choice, asked = search_cell(params, cell, train=False)
+        if choice.setting is None:
+            trials += [stand_in(params, cell)] * max(0, params["trials"] - len({key(c) for c in asked}))
+            runs += assessment_configs(params, cell, first_setting(cell[2]))
+    for cell in budget.cells(params):
+        chosen, asked = budget.search_cell(params, cell, train=False)
+        unchosen = [n for n, choice in chosen.items() if choice.setting is None]
+        if unchosen:
+            trials += [stand_in(params, cell)] * max(0, max(params["budgets"]) - len({key(c) for c in asked}))
+            runs += [{**stand_in(params, cell), "seed": s} for _ in unchosen for s in range(1, params["budget_runs"] + 1)]
+    return {k: v for k, v in {"a search's trials not asked yet": trials, "a setting not chosen yet": runs}.items() if v}
 
 
 def chapter_keys(params: dict[str, Any]) -> set[str]:

@@ -31,6 +31,16 @@ def base_config(params: dict[str, Any], dataset: str, kind: str, model: str, fol
                                  **({"eps": 0.3} if model == "FAGCN" else {}))
 
 
+def first_setting(model: str) -> dict[str, Any]:
+    """The first value of each searched setting: a stand-in for a setting not yet chosen (``configs.pending``)."""
+    return {name: values[0] for name, values in {**SPACE, **({"eps": EPS} if model == "FAGCN" else {})}.items()}
+
+
+def stand_in(params: dict[str, Any], cell: Cell) -> dict[str, Any]:
+    """A search trial of ``cell`` with ``first_setting``: what any of its trials plans (the same epochs)."""
+    return {**base_config(params, *cell), **first_setting(cell[2])}
+
+
 def distributions(model: str) -> dict[str, Any]:
     """The search space as Optuna distributions (categorical: the paper's grid values)."""
     import optuna  # heavy, and only a search needs it

@@ -68,6 +68,14 @@ def chapter_configs(params: dict[str, Any], runs: pd.DataFrame | None = None) ->
     return tuning.unique(table1_configs(params, runs) + nc_split_configs(params) + tree_configs(params, runs))
 
 
+def pending(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The runs ``chapter_configs`` cannot list yet, by what they wait for: the chosen setting's seeds of each cell
+    (Table 1's and the trees') whose search is not complete (``tuning.untuned_configs``)."""
+    bases = [cell[3] for cell in table1_bases(params)] + tree_bases(params)
+    waiting = tuning.untuned_configs(bases, params, catalog.load(CHAPTER))
+    return {"a setting not chosen yet": waiting} if waiting else {}
+
+
 def chapter_keys(params: dict[str, Any]) -> set[str]:
     """Store keys of every run the chapter shows under ``params``."""
     return {tuning.key(c) for c in chapter_configs(params)}

@@ -68,6 +68,12 @@ def tuned_configs(bases: list[dict[str, Any]], params: dict[str, Any], runs: pd.
     return unique([c for base, setting in settings if setting is not None for c in seed_configs(base, setting, params)])
 
 
+def untuned_configs(bases: list[dict[str, Any]], params: dict[str, Any], runs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every seed of each cell whose search is not complete, with the README setting standing in for the one it
+    will choose (the same epochs): the runs ``tuned_configs`` cannot list yet."""
+    return unique([c for base in bases if chosen(base, params, runs) is None for c in seed_configs(base, {}, params)])
+
+
 def readme_configs(bases: list[dict[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every seed of each cell with HGCN's README settings (the untuned comparison)."""
     return unique([c for base in bases for c in seed_configs(base, {}, params)])

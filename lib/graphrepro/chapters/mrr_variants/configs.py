@@ -55,8 +55,8 @@ def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     return small + (kg_configs_on(params, large, fast=passed) if passed is not None else [])
 
 
-def held_back(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Runs ``kg_configs`` holds back until a check is recorded, by what they wait for: the large graphs while the
+def pending(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Runs the chapter will train that ``kg_configs`` holds back, by what they wait for: the large graphs while the
     fast path's check is undecided, on the fast path (the one they take if it passes)."""
     large = [d for d in params["kgs"] if d in LARGE_KGS and is_available(d)]
     return {"the fast path's check": kg_configs_on(params, large, fast=True)} if large and fast_passes(params) is None else {}
@@ -121,7 +121,7 @@ def kg_plan(params: dict[str, Any]) -> pd.DataFrame:
 
 
 MAIN_PARTS = ("kg", "lp")  # the parts whose runs the tables and verdicts read; the others are shown beside them
-LARGE_GRID = "large knowledge graphs"  # the grid that ``held_back`` may leave empty until the check before it is recorded
+LARGE_GRID = "large knowledge graphs"  # the grid left empty while its runs are ``pending`` the check before it
 
 
 def _all_grids(params: dict[str, Any]) -> list[tuple[str, str, Experiment, list[dict[str, Any]]]]:
@@ -150,11 +150,11 @@ def _train(params: dict[str, Any], desc: str, experiment: Experiment, configs: l
 
 def run(params: dict[str, Any], part: str) -> pd.DataFrame:
     """Train what a part lacks (a part as ``grids`` names it) and return its records; the knowledge graphs' part
-    trains the fast path's check first while its large graphs wait for it (``held_back``)."""
+    trains the fast path's check first while its large graphs wait for it (``pending``)."""
     parts = list(dict.fromkeys(grid[0] for grid in _all_grids(params)))
     if part not in parts:
         raise ValueError(f"unknown part {part!r}: one of {', '.join(parts)}")
-    if part == "kg" and held_back(params):
+    if part == "kg" and pending(params):
         run(params, "fast")
     frames = [_train(params, *grid[1:]) for grid in grids(params) if grid[0] == part]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -187,10 +187,10 @@ def recorded_runs(params: dict[str, Any]) -> pd.DataFrame:
 
 
 def training_plan(params: dict[str, Any]) -> list[tuple[str, Callable[[], Any]]]:
-    """Background training: the chapter's grids, in order, the large graphs' too while ``held_back`` holds them.
+    """Background training: the chapter's grids, in order, the large graphs' too while they are ``pending``.
     Each grid makes its configs when it starts, so the large graphs take the path the check before them decides."""
     def step(desc: str) -> Callable[[], Any]:
         return lambda: _train(params, *next(g[1:] for g in _all_grids(params) if g[1] == desc))
 
-    waiting = bool(held_back(params))
+    waiting = bool(pending(params))
     return [(g[1], step(g[1])) for g in _all_grids(params) if g[3] or (waiting and g[1] == LARGE_GRID)]
