@@ -157,13 +157,39 @@ def _committed_or_allowed(args: argparse.Namespace, what: str) -> None:
         sources.refuse_uncommitted(what)
 
 
+def _refuse_unfit(slug: str, params: dict) -> None:
+    """Before anything trains: refuse parameters that plan an unrecorded run (listed or ``pending``) this machine's
+    memory cannot hold, as its experiment's ``least_mb`` says, naming the runs."""
+    candidates = tuple(e for e in pages.experiments(slug) if e.least_mb)
+    if not candidates:
+        return
+    from graphrepro import bench, grid, store  # heavy (torch): only chapters whose runs may not fit get here
+
+    planned = []
+    for config in pages.chapter_module(slug, "configs").chapter_records(params)[0] + [c for cs in bench.pending(slug, params).values() for c in cs]:
+        try:
+            experiment = bench.experiment_of(config, candidates)
+        except ValueError:  # a run of an experiment that needs no more than any machine has
+            continue
+        if not store.record_path(slug, experiment.key(config)).exists():
+            planned.append((experiment, config))
+    unfit = grid.beyond_memory(planned)
+    if unfit:
+        named = {f"{c.get('model')} on {c.get('dataset')} (at least {mb / 2**10:.0f} GB)": None for c, mb in unfit}
+        raise pages.ParameterError(
+            f"{slug}: {len(unfit)} run(s) need more memory than this machine's {grid.machine_mb() / 2**10:.0f} GB: {', '.join(named)}. "
+            "Choose parameters that leave them out (`python -m graphrepro list` shows them), or train on a machine with more "
+            "memory. Nothing was trained.")
+
+
 def _say_what_trains(slug: str, params: dict, args: argparse.Namespace) -> None:
-    """Before a chapter executes: refuse to train from uncommitted code, then say how many of its runs are not
-    recorded and will train first."""
+    """Before a chapter executes: refuse to train from uncommitted code or runs this machine cannot hold, then say
+    how many of its runs are not recorded and will train first."""
     if not pages.page(slug).chapter:
         return
     configs, runs = pages.chapter_module(slug, "configs").chapter_records(params)
     missing = len(configs) - len(runs)
+    _refuse_unfit(slug, params)  # pending runs train too, even where every listed one is recorded
     if missing:
         _committed_or_allowed(args, f"{missing} runs of {slug} ({args.profile})")
         print(f"{slug}: {missing} of {len(configs)} runs are not recorded yet and train first (Ctrl-C stops; "
@@ -190,6 +216,7 @@ def _train(args: argparse.Namespace) -> int:
     from graphrepro import grid, underway  # heavy (torch): only training needs them, after the parameters are checked
 
     _committed_or_allowed(args, f"{args.chapter} ({args.profile})")
+    _refuse_unfit(args.chapter, params)
     if workers:
         os.environ[grid.WORKERS] = str(workers)
     resuming = underway.checkpointed(args.chapter, params)

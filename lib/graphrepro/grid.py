@@ -117,6 +117,14 @@ def machine_mb() -> float:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
 
 
+def beyond_memory(configs: list[tuple[experiments.Experiment, dict[str, Any]]]) -> list[tuple[dict[str, Any], float]]:
+    """The runs that cannot train on this machine, each with the memory (MB) it cannot do without (its experiment's
+    ``least_mb``), more than the machine has."""
+    total = machine_mb()
+    needs = [(config, experiment.least_mb(config)) for experiment, config in configs if experiment.least_mb]
+    return [(config, mb) for config, mb in needs if mb > total]
+
+
 def workers_within_memory(peak_mb: float, workers: int | None = None, share: float = 0.8) -> int:
     """At most ``workers``, and no more than ``share`` of the machine's memory divided by a run's peak."""
     return max(1, min(default_workers() if workers is None else workers, int(share * machine_mb() // max(peak_mb, 1.0))))

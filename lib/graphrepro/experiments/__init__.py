@@ -39,6 +39,7 @@ class Experiment:
     batch_key: Callable[[dict[str, Any]], str] | None = None  # default: configs that differ only in their seed
     epochs: Callable[[dict[str, Any]], int] | None = None  # planned epochs; default: the config's epoch field
     peak_mb: Callable[[dict[str, Any]], float] | None = None  # a run's expected peak memory; caps a grid's workers
+    least_mb: Callable[[dict[str, Any]], float] | None = None  # memory a run cannot do without; `train` refuses beyond the machine's
     checkpointed: Callable[[dict[str, Any]], int] | None = None  # epochs an unrecorded run has checkpointed here
     speed_fields: tuple[str, ...] = ()  # config fields that only make a run faster, its epochs' work unchanged
     kind_fields: tuple[str, ...] = ()  # config fields beside dataset and model that set what an epoch costs (a base width)

@@ -353,8 +353,24 @@ def peak_mb(config: dict[str, Any]) -> float:
     return BASE_MB + growth + 4 * (floats + parameters) / 2**20
 
 
+DIFFERENCE_MODELS = ("TransE", "RotatE")  # pykeen scores every entity by a (batch, entities, dimensions) difference
+
+
+def least_mb(config: dict[str, Any]) -> float:
+    """The memory (MB) a run cannot train without: the one float32 (batch, entities, real dimensions) difference
+    pykeen's TransE and RotatE build to score a training batch against every entity under LCWA (autograd keeps
+    more); 0 for the other models, for sLCWA and for the small graphs (a few hundred entities at most, no
+    ``kg_data.STATS``)."""
+    arguments = pipeline_arguments(config)
+    if (config["model"] not in DIFFERENCE_MODELS or arguments.get("training_loop", "sLCWA").lower() != "lcwa"
+            or config["dataset"] not in kg_data.STATS):
+        return 0.0
+    dims = arguments["model_kwargs"]["embedding_dim"] * (2 if config["model"] in COMPLEX_MODELS else 1)
+    return 4 * arguments["training_kwargs"]["batch_size"] * kg_data.STATS[config["dataset"]].entities * dims / 2**20
+
+
 EXPERIMENT_NAME = "kg-rank"
 EXPERIMENT = Experiment(EXPERIMENT_NAME, 1, make_config, data_key, prepare, train, stacks=False, threads=1,
                         metrics=("mrr", "mr", "hits_at_k", "amri", "z_mrr"),
-                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb,
+                        epochs=lambda config: pipeline_arguments(config)["training_kwargs"]["num_epochs"], peak_mb=peak_mb, least_mb=least_mb,
                         checkpointed=lambda c: epochs_checkpointed(EXPERIMENT.key(c)), speed_fields=FAST_FIELDS)

@@ -50,19 +50,6 @@ def epoch_seconds(config: dict[str, Any], triples: int = 256) -> float:
     return (long_s - short_s) / (long - short) * instances(train)
 
 
-DIFFERENCE_MODELS = ("TransE", "RotatE")  # pykeen scores every entity by a (batch, entities, dimensions) difference
-
-
-def difference_gb(config: dict[str, Any]) -> float:
-    """GB of the one float32 (batch, entities, real dimensions) difference pykeen's TransE and RotatE build to score a
-    training batch against every entity under LCWA (autograd keeps more); 0 for the other models and for sLCWA."""
-    arguments = kg.pipeline_arguments(config)
-    if config["model"] not in DIFFERENCE_MODELS or arguments.get("training_loop", "sLCWA").lower() != "lcwa":
-        return 0.0
-    dims = arguments["model_kwargs"]["embedding_dim"] * (2 if config["model"] in kg.COMPLEX_MODELS else 1)
-    return 4 * arguments["training_kwargs"]["batch_size"] * kg_data.STATS[config["dataset"]].entities * dims / 2**30
-
-
 def _large_run(config: dict[str, Any]) -> str:
     """The name of ``config``'s row in ``large_graph_rows``."""
     return f"{config['model']} on {KG_LABELS[config['dataset']]}, Hoyt et al.'s setting, an epoch"
@@ -89,8 +76,8 @@ def large_graph_rows() -> list[dict[str, Any]]:
             continue
         for config in configs.kg_configs_on(pages.resolve(CHAPTER, "paper", kg_seeds=1), [dataset], fast=True):
             run = _large_run(config)
-            if difference_gb(config) > MEMORY_SHARE * memory_gb:
-                rows.append({"run": run, "status": f"not probed: one batch's difference alone is {difference_gb(config):.0f} GB, "
+            if kg.least_mb(config) / 2**10 > MEMORY_SHARE * memory_gb:
+                rows.append({"run": run, "status": f"not probed: one batch's difference alone is {kg.least_mb(config) / 2**10:.0f} GB, "
                                                    f"more than {MEMORY_SHARE:.0%} of this machine's {memory_gb:.0f} GB"})
                 continue
             fast = epoch_seconds(config)
