@@ -157,16 +157,18 @@ def _committed_or_allowed(args: argparse.Namespace, what: str) -> None:
         sources.refuse_uncommitted(what)
 
 
-def _refuse_unfit(slug: str, params: dict) -> None:
-    """Before anything trains: refuse parameters that plan an unrecorded run (listed or ``pending``) this machine's
-    memory cannot hold, as its experiment's ``least_mb`` says, naming the runs."""
+def _refuse_unfit(slug: str, params: dict, listed: list | None = None) -> None:
+    """Before anything trains: refuse parameters that plan an unrecorded run (``listed``, by default the chapter's
+    ``chapter_records``, or ``pending``) this machine's memory cannot hold, as its experiment's ``least_mb`` says,
+    naming the runs."""
     candidates = tuple(e for e in pages.experiments(slug) if e.least_mb)
     if not candidates:
         return
     from graphrepro import bench, grid, store  # heavy (torch): only chapters whose runs may not fit get here
 
     planned = []
-    for config in pages.chapter_module(slug, "configs").chapter_records(params)[0] + [c for cs in bench.pending(slug, params).values() for c in cs]:
+    listed = pages.chapter_module(slug, "configs").chapter_records(params)[0] if listed is None else listed
+    for config in listed + [c for cs in bench.pending(slug, params).values() for c in cs]:
         try:
             experiment = bench.experiment_of(config, candidates)
         except ValueError:  # a run of an experiment that needs no more than any machine has
@@ -189,7 +191,7 @@ def _say_what_trains(slug: str, params: dict, args: argparse.Namespace) -> None:
         return
     configs, runs = pages.chapter_module(slug, "configs").chapter_records(params)
     missing = len(configs) - len(runs)
-    _refuse_unfit(slug, params)  # pending runs train too, even where every listed one is recorded
+    _refuse_unfit(slug, params, configs)  # pending runs train too, even where every listed one is recorded
     if missing:
         _committed_or_allowed(args, f"{missing} runs of {slug} ({args.profile})")
         print(f"{slug}: {missing} of {len(configs)} runs are not recorded yet and train first (Ctrl-C stops; "
