@@ -160,13 +160,13 @@ def test_a_kind_that_only_runs_faster_is_estimated_from_the_slower_kinds_records
 def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what_they_wait_for(monkeypatch):
     """Chapter 5's large graphs wait for the fast path's check: the paper estimate still lists them, a kind no
     record prices from a kept bench's epoch on its path (times its own epochs), and one no bench timed stays
-    unpriced; a config with fewer negatives than the bench's setting is not priced from it."""
+    unpriced, naming the memory it needs where that is what kept it from the bench; a config with fewer negatives than the bench's setting is not priced from it."""
     from graphrepro.chapters.mrr_variants import benchmarks, configs
 
     slug = "mrr-variants"
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     monkeypatch.setattr(configs, "fast_passes", lambda params: None)
-    overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER"], "large_kg_models": ["ComplEx", "TuckER"]}
+    overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER", "TransE"], "large_kg_models": ["ComplEx", "TuckER", "TransE"]}
     complex_ = kg.make_config("wn18rr", "ComplEx", 0)
     rows = [{"run": "ComplEx on WN18RR, Hoyt et al.'s setting, an epoch", "s, pykeen's path": 1200.0, "s, fast path": 100.0}]
     bench.save_chapter_bench(slug, pd.DataFrame(rows), seeds=1)
@@ -176,6 +176,9 @@ def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what
     assert row["hours"] == row["hours left"] == pytest.approx(100.0 * kg.own_epochs(complex_) / 3600)
     assert row["status"] == "waits for the fast path's check; an epoch as benched (set-up and evaluation not counted)"
     assert tucker["status"] == "waits for the fast path's check; no standard record of this kind" and pd.isna(tucker["hours"])
+    transe = kg.least_mb(kg.make_config("wn18rr", "TransE", 0)) / 2**10  # no bench could time it: too large for a batch
+    assert table.loc[("wn18rr", "TransE"), "status"] == ("waits for the fast path's check; no standard record of this kind; "
+                                                         f"needs at least {transe:.0f} GB of memory")
     assert list(table.columns) == [c for c in bench.ESTIMATE_COLUMNS if c in table.columns]  # whichever row comes first
     assert benchmarks.kept_epoch_seconds(complex_, rows) == pytest.approx(1200.0)  # pykeen's path
     assert benchmarks.kept_epoch_seconds({**complex_, "negatives": 32}, rows) is None

@@ -283,7 +283,8 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     profile where some exist (``from``), else from the ``standard`` records of its kind. A kind with neither
     says so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
     records give an upper bound) or a kept bench timed one of its epochs (``kept_epoch_seconds``: set-up and
-    evaluation not counted, a lower bound); one whose records all differ from the profile's runs in a setting
+    evaluation not counted, a lower bound), and names the memory it needs where that is a gigabyte or more
+    (``least_mb``: why no bench could time it); one whose records all differ from the profile's runs in a setting
     (fewer negatives, a faster step) names it: its epochs may cost otherwise. Runs the plan cannot list yet
     (``pending``) are priced alike, count as left and say what they wait for."""
     standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
@@ -324,7 +325,9 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
             waiting_words = "".join(f"waits for {w}; " for w in sorted({waits[i] for i in keys if i in waits}))
             benched = [] if mine else kept_epoch_seconds(slug, part[0])
             if not mine and not benched:
-                rows.append({**row, "status": waiting_words + "no standard record of this kind"})
+                least = max((experiment.least_mb(c) for c in unique), default=0.0) if experiment.least_mb else 0.0
+                memory = f"; needs at least {least / 2**10:.0f} GB of memory" if least >= 2**10 else ""
+                rows.append({**row, "status": waiting_words + "no standard record of this kind" + memory})
                 continue
             if benched:
                 per_epoch, source, status = float(pd.Series(benched).median()), "bench", "an epoch as benched (set-up and evaluation not counted)"
