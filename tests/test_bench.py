@@ -166,9 +166,11 @@ def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what
     slug = "mrr-variants"
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     monkeypatch.setattr(configs, "fast_passes", lambda params: None)
-    overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER", "TransE"], "large_kg_models": ["ComplEx", "TuckER", "TransE"]}
+    overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER", "TransE", "RotatE"],
+                 "large_kg_models": ["ComplEx", "TuckER", "TransE", "RotatE"]}
     complex_ = kg.make_config("wn18rr", "ComplEx", 0)
-    rows = [{"run": "ComplEx on WN18RR, Hoyt et al.'s setting, an epoch", "s, pykeen's path": 1200.0, "s, fast path": 100.0}]
+    rows = [{"run": "ComplEx on WN18RR, Hoyt et al.'s setting, an epoch", "s, pykeen's path": 1200.0, "s, fast path": 100.0},
+            {"run": "RotatE on WN18RR, Hoyt et al.'s setting, an epoch", "s, fast path": 9000.0}]  # timed in parts
     bench.save_chapter_bench(slug, pd.DataFrame(rows), seeds=1)
     table = bench.recorded_estimate(slug, "paper", overrides).set_index(["dataset", "model"])
     row, tucker = table.loc[("wn18rr", "ComplEx")], table.loc[("wn18rr", "TuckER")]
@@ -176,13 +178,29 @@ def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what
     assert row["hours"] == row["hours left"] == pytest.approx(100.0 * kg.own_epochs(complex_) / 3600)
     assert row["status"] == "waits for the fast path's check; an epoch as benched (set-up and evaluation not counted)"
     assert tucker["status"] == "waits for the fast path's check; no standard record of this kind" and pd.isna(tucker["hours"])
-    transe = kg.least_mb(kg.make_config("wn18rr", "TransE", 0)) / 2**10  # no bench could time it: too large for a batch
+    transe, rotate = (kg.least_mb(kg.make_config("wn18rr", m, 0)) / 2**10 for m in ("TransE", "RotatE"))
     assert table.loc[("wn18rr", "TransE"), "status"] == ("waits for the fast path's check; no standard record of this kind; "
                                                          f"needs at least {transe:.0f} GB of memory")
+    assert table.loc[("wn18rr", "RotatE"), "status"] == ("waits for the fast path's check; an epoch as benched (set-up and "
+                                                         f"evaluation not counted); needs at least {rotate:.0f} GB of memory")
+    assert table.loc[("wn18rr", "RotatE"), "s per planned epoch"] == pytest.approx(9000.0)
     assert list(table.columns) == [c for c in bench.ESTIMATE_COLUMNS if c in table.columns]  # whichever row comes first
     assert benchmarks.kept_epoch_seconds(complex_, rows) == pytest.approx(1200.0)  # pykeen's path
     assert benchmarks.kept_epoch_seconds({**complex_, "negatives": 32}, rows) is None
     assert benchmarks.kept_epoch_seconds(kg.make_config("nations", "ComplEx", 0), rows) is None
+
+
+def test_a_probe_too_large_for_the_machine_trains_its_batches_in_parts():
+    """Chapter 5's bench times TransE and RotatE on WN18RR (one batch's difference alone 20 and 40 GB) in parts of
+    their 512-query batches small enough that four copies of a part's difference fit half the machine; a batch
+    that fits is not split."""
+    from graphrepro.chapters.mrr_variants import benchmarks
+
+    transe, rotate = kg.make_config("wn18rr", "TransE", 0), kg.make_config("wn18rr", "RotatE", 0)
+    assert benchmarks.probe_sub_batch(transe, 24 * 2**10) == 64  # a part: 20 GB / 8 = 2.5 GB <= 24 GB / 2 / 4; at 128 queries 5 GB
+    assert benchmarks.probe_sub_batch(rotate, 24 * 2**10) == 32  # 40 GB / 16 = 2.5 GB
+    assert benchmarks.probe_sub_batch(transe, 256 * 2**10) is None  # 20 GB <= 256 GB / 2 / 4
+    assert benchmarks.probe_sub_batch(kg.make_config("wn18rr", "ComplEx", 0), 1.0) is None  # scored by a matrix product
 
 
 def test_trials_a_search_will_still_ask_count_once_each_and_stay_left_whatever_is_recorded(monkeypatch):

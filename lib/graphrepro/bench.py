@@ -283,10 +283,10 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
     profile where some exist (``from``), else from the ``standard`` records of its kind. A kind with neither
     says so, unless it differs from a recorded kind only in the experiment's ``speed_fields`` (then that kind's
     records give an upper bound) or a kept bench timed one of its epochs (``kept_epoch_seconds``: set-up and
-    evaluation not counted, a lower bound), and names the memory it needs where that is a gigabyte or more
-    (``least_mb``: why no bench could time it); one whose records all differ from the profile's runs in a setting
+    evaluation not counted, a lower bound); one whose records all differ from the profile's runs in a setting
     (fewer negatives, a faster step) names it: its epochs may cost otherwise. Runs the plan cannot list yet
-    (``pending``) are priced alike, count as left and say what they wait for."""
+    (``pending``) are priced alike, count as left and say what they wait for; a kind that needs a gigabyte or
+    more of memory (``least_mb``) says how much."""
     standard = pages.chapter_module(slug, "configs").chapter_keys(pages.resolve(slug, "standard"))
     records = store.records(slug)
     done = {r["key"] for r in records}
@@ -323,10 +323,10 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
             if not mine and slower != extra:  # the kind without the settings that only speed it up: the same work, an upper bound
                 mine = [r for r in recorded.get(label, []) if variant(r["config"]) == slower]
             waiting_words = "".join(f"waits for {w}; " for w in sorted({waits[i] for i in keys if i in waits}))
+            least = max(experiment.least_mb(c) for c in unique) if experiment.least_mb else 0.0
+            memory = f"; needs at least {least / 2**10:.0f} GB of memory" if least >= 2**10 else ""
             benched = [] if mine else kept_epoch_seconds(slug, part[0])
             if not mine and not benched:
-                least = max((experiment.least_mb(c) for c in unique), default=0.0) if experiment.least_mb else 0.0
-                memory = f"; needs at least {least / 2**10:.0f} GB of memory" if least >= 2**10 else ""
                 rows.append({**row, "status": waiting_words + "no standard record of this kind" + memory})
                 continue
             if benched:
@@ -346,7 +346,7 @@ def recorded_estimate(slug: str, profile: str = "paper", overrides: dict[str, An
 
             left, total = sum(times[id(c)] * to_train(c) for c in unique), sum(times[i] * epochs[i] for i in epochs)
             rows.append({**row, **({"records": len(mine)} if mine else {}), "from": source, "s per planned epoch": per_epoch,
-                         "hours": per_epoch * total / 3600, "hours left": per_epoch * left / 3600, "status": waiting_words + status})
+                         "hours": per_epoch * total / 3600, "hours left": per_epoch * left / 3600, "status": waiting_words + status + memory})
     frame = pd.DataFrame(rows)
     return frame[[c for c in ESTIMATE_COLUMNS if c in frame]]
 
