@@ -166,7 +166,8 @@ tables.kg_crosscheck(kgs_frame)
 # than the metric. UMLS has no paper MRR and is left out too. The size claims wait for
 # {glue:text}`mrr_variants_min_graphs` knowledge graphs with models that count (below); WN18RR and FB15k-237 train only under `paper`, since Hoyt et al.'s settings
 # there take about a day per model on one CPU core for ComplEx and TuckER on the faster path below, and days for TransE
-# and RotatE on FB15k-237, whose batches on WN18RR do not fit in 24 GB (the Cost page's benchmarks).
+# and RotatE on FB15k-237. On WN18RR their batches do not fit in 24 GB, and timed in parts of a batch a run takes
+# weeks (TransE) to a year (RotatE) of one core: they need a GPU (the Cost page's benchmarks).
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)
