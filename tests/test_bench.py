@@ -160,7 +160,8 @@ def test_a_kind_that_only_runs_faster_is_estimated_from_the_slower_kinds_records
 def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what_they_wait_for(monkeypatch):
     """Chapter 5's large graphs wait for the fast path's check: the paper estimate still lists them, a kind no
     record prices from a kept bench's epoch on its path (times its own epochs), and one no bench timed stays
-    unpriced, naming the memory it needs where that is what kept it from the bench; a config with fewer negatives than the bench's setting is not priced from it."""
+    unpriced; a kind that needs gigabytes of memory says how many, priced or not; a config with fewer negatives
+    than the bench's setting is not priced from it."""
     from graphrepro.chapters.mrr_variants import benchmarks, configs
 
     slug = "mrr-variants"
