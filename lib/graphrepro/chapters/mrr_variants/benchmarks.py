@@ -28,9 +28,9 @@ def probe_sub_batch(config: dict[str, Any], memory_mb: float) -> int | None:
     """The part of ``config``'s batch a probe trains at a time (pykeen's ``sub_batch_size``: the same gradient, a
     part at a time), halved until its difference (``kg.least_mb``) and autograd's copies of it fit ``MEMORY_SHARE``
     of ``memory_mb``; None where a whole batch fits."""
-    batch = kg.pipeline_arguments(config)["training_kwargs"]["batch_size"]
+    batch, least = kg.pipeline_arguments(config)["training_kwargs"]["batch_size"], kg.least_mb(config)
     size, budget = batch, MEMORY_SHARE * memory_mb / DIFFERENCE_COPIES
-    while size > 1 and kg.least_mb(config) * size / batch > budget:
+    while size > 1 and least * size / batch > budget:
         size //= 2
     return None if size == batch else size
 
