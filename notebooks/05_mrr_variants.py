@@ -166,8 +166,8 @@ tables.kg_crosscheck(kgs_frame)
 # than the metric. UMLS has no paper MRR and is left out too. The size claims wait for
 # {glue:text}`mrr_variants_min_graphs` knowledge graphs with models that count (below); WN18RR and FB15k-237 train only under `paper`, since Hoyt et al.'s settings
 # there take about a day per model on one CPU core for ComplEx and TuckER on the faster path below, and days for TransE
-# and RotatE on FB15k-237. On WN18RR their batches do not fit in 24 GB, and timed in parts of a batch a run takes
-# weeks (TransE) to a year (RotatE) of one core: they need a GPU (the Cost page's benchmarks).
+# and RotatE on FB15k-237 and for RotatE on WN18RR. TransE's WN18RR batches do not fit in 24 GB, and timed in parts
+# of a batch a run takes weeks of one core: it needs a GPU (the Cost page's benchmarks).
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)
@@ -210,17 +210,21 @@ tables.beside_table(sampled)
 # **A faster path, checked before it is used.** On WN18RR and FB15k-237, two things make Hoyt et al.'s settings slow
 # on a CPU. Under LCWA, the softmax over every entity yields many subnormal floats (below about 1e-38), and an x86
 # core handles each one many times more slowly than a normal float; read as zero instead (`torch.set_flush_denormal`),
-# they change a run's numbers only in its last bits. And pykeen scores TuckER's query against every tail by a
-# (batch, entities, dimensions) product that it then sums, which one matrix product does in the same sums, added in
-# another order. `python -m graphrepro bench --chapter mrr-variants` measures both. Over hundreds of epochs such last
-# bits can add up, so the large graphs take this fast path only if the small graphs' runs, trained again on it, each
-# stay within the page's tolerance of the runs above: {glue:text}`mrr_variants_fast`.
+# they change a run's numbers only in its last bits. And pykeen scores a query against every tail by a
+# (batch, entities, dimensions) tensor: for TuckER a product that it then sums, which one matrix product does in the
+# same sums, added in another order; for RotatE under LCWA a difference, whose norm ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ gives
+# from one matrix product, rounded differently (many times faster on WN18RR, where a batch then fits in memory).
+# `python -m graphrepro bench --chapter mrr-variants` measures each. Over hundreds of epochs such last bits can add
+# up, so the large graphs take this fast path only if the small graphs' runs, trained again on it, each stay within
+# the page's tolerance of the runs above. No small graph's own RotatE trains the matrix product (it trains sLCWA, a
+# few negatives a triple), so where RotatE trains on WN18RR, UMLS trains RotatE's WN18RR setting on both paths too:
+# {glue:text}`mrr_variants_fast`.
 
 # %%
 fast_runs = configs.run(params, "fast")
 
 # %% tags=["hide-input"]
-fast = tables.fast_frame(kgs_frame, tables.kg_frame(fast_runs))
+fast = tables.fast_check_frame(kgs_frame, fast_runs)
 glue("mrr_variants_fast", tables.fast_note(fast, params), display=False)
 tables.beside_table(fast)
 

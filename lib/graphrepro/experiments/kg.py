@@ -43,32 +43,40 @@ HALF_UNCHANGED = "half unchanged"
 # entity of a large graph yields many, and each costs an x86 core far more than a normal float (``bench``)
 FLUSH = "flush"
 FAST_FIELDS = ("denormals", "scorer")  # the config fields of the fast path (``fast_fields``)
-MATMUL_MODELS = ("TuckER",)  # the models a run may score by one matrix product (``kg_scoring.MATMUL``)
+# the models a run may score by one matrix product (``kg_scoring.MATMUL``): TuckER in training and ranking, RotatE in
+# training under LCWA (it always ranks so, and sLCWA's few negatives per triple leave no all-entities product)
+MATMUL_MODELS = ("TuckER", "RotatE")
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
-    """A run: the dataset, the model, the configuration it follows (Hoyt et al.'s where they trained one),
+    """A run: the dataset, the model, the configuration it follows (Hoyt et al.'s where they trained one; ``setting``,
+    only when given: that of another dataset, which a small graph trains for the fast path's check),
     the epochs (``None``: the configuration's own) and evaluation batch size; ``negatives`` (only when
     given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
     ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did; ``sampler`` (only when given: ``HALF_UNCHANGED``)
     draws sLCWA's negatives as pykeen's tree did in March 2022; ``denormals`` (only when given: ``FLUSH``) trains and
-    ranks with subnormal floats read as zero; ``scorer`` (only when given: ``kg_scoring.MATMUL``, ``MATMUL_MODELS``)
-    scores every tail by one matrix product."""
+    ranks with subnormal floats read as zero; ``scorer`` (only when given: ``kg_scoring.MATMUL``, where
+    ``by_matmul`` allows it) scores every tail by one matrix product."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; choose from {MODELS}")
-    config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (dataset, model) in kg_hoyt.CONFIGS else DEFAULTS,
+    setting = overrides.get("setting", dataset)
+    if setting != dataset and (setting not in DATASETS or (setting, model) not in kg_hoyt.CONFIGS):
+        raise ValueError(f"setting {setting!r}: no configuration of {model} on it to borrow; "
+                         f"one of {sorted(d for d, m in kg_hoyt.CONFIGS if m == model and d != dataset)}")
+    config = {"dataset": dataset, "model": model, "seed": seed, "source": HOYT if (setting, model) in kg_hoyt.CONFIGS else DEFAULTS,
               "epochs": None, "eval_batch": 32}
-    unknown = set(overrides) - set(config) - {"negatives", "ce_targets", "sampler", *FAST_FIELDS}
+    unknown = set(overrides) - set(config) - {"setting", "negatives", "ce_targets", "sampler", *FAST_FIELDS}
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)} for a knowledge-graph run")
-    config = {**config, **overrides}
+    config = {**config, **{k: v for k, v in overrides.items() if k != "setting" or v != dataset}}
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
-    if "scorer" in config and (config["scorer"] != kg_scoring.MATMUL or model not in MATMUL_MODELS):
-        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for {', '.join(MATMUL_MODELS)}")
+    if "scorer" in config and (config["scorer"] != kg_scoring.MATMUL or not by_matmul(config)):
+        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for TuckER, "
+                         "and for RotatE where it trains LCWA")
     if config.get("denormals", FLUSH) != FLUSH:
         raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
@@ -77,10 +85,20 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     return config
 
 
-def fast_fields(model: str) -> dict[str, str]:
-    """The fields of a run on the fast path: subnormal floats read as zero (``FLUSH``), and every tail scored by one
-    matrix product where the model has one (``MATMUL_MODELS``)."""
-    return {"denormals": FLUSH, **({"scorer": kg_scoring.MATMUL} if model in MATMUL_MODELS else {})}
+def by_matmul(config: dict[str, Any]) -> bool:
+    """Whether one matrix product can score a config's queries where pykeen does otherwise (``MATMUL_MODELS``)."""
+    return config["model"] == "TuckER" or (config["model"] in MATMUL_MODELS and trains_lcwa(config))
+
+
+def trains_lcwa(config: dict[str, Any]) -> bool:
+    """Whether a config trains LCWA (each query scored against every entity), not sLCWA (a few negatives a triple)."""
+    return pipeline_arguments(config).get("training_loop", "sLCWA").lower() == "lcwa"
+
+
+def fast_fields(config: dict[str, Any]) -> dict[str, str]:
+    """The fields of a config's run on the fast path: subnormal floats read as zero (``FLUSH``), and every tail scored
+    by one matrix product where that changes anything (``by_matmul``)."""
+    return {"denormals": FLUSH, **({"scorer": kg_scoring.MATMUL} if by_matmul(config) else {})}
 
 
 def pykeens_path(config: dict[str, Any]) -> dict[str, Any]:
@@ -108,9 +126,10 @@ def basic_sampler(config: dict[str, Any]) -> bool:
 
 def published(config: dict[str, Any]) -> dict[str, Any]:
     """The pipeline arguments of the configuration Hoyt et al. trained for a config's dataset and model."""
-    if config["source"] != HOYT or (config["dataset"], config["model"]) not in kg_hoyt.CONFIGS:
-        raise ValueError(f"no configuration {config['source']!r} for {config['model']} on {config['dataset']}")
-    return kg_hoyt.CONFIGS[(config["dataset"], config["model"])]
+    cell = (config.get("setting", config["dataset"]), config["model"])
+    if config["source"] != HOYT or cell not in kg_hoyt.CONFIGS:
+        raise ValueError(f"no configuration {config['source']!r} for {config['model']} on {cell[0]}")
+    return kg_hoyt.CONFIGS[cell]
 
 
 def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
@@ -134,11 +153,12 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def training_arguments(config: dict[str, Any]) -> dict[str, Any]:
-    """``pipeline_arguments`` with the model class a run trains: RotatE ranking by ``kg_scoring.rotated_distances``,
-    TuckER scoring by one matrix product where the config says so (``kg_scoring.MATMUL``)."""
+    """``pipeline_arguments`` with the model class a run trains: RotatE ranking by ``kg_scoring.rotated_distances``
+    (and training so where the config says so, ``kg_scoring.MATMUL``), TuckER scoring by one matrix product where the
+    config says so."""
     arguments = pipeline_arguments(config)
     if config["model"] == "RotatE":
-        arguments["model"] = kg_scoring.rotate_ranking_all_entities()
+        arguments["model"] = kg_scoring.rotate_all_entities(training=config.get("scorer") == kg_scoring.MATMUL)
     elif config.get("scorer") == kg_scoring.MATMUL:
         arguments["model"] = kg_scoring.tucker_by_matmul()
     return arguments
@@ -337,17 +357,18 @@ def own_negatives(config: dict[str, Any]) -> int:
 def peak_mb(config: dict[str, Any]) -> float:
     """A run's expected peak memory (MB): a base plus the larger working set of training (one batch's scored
     embeddings, batch × (1 + negatives) × real dimensions, every entity a negative under LCWA, kept about six
-    times over by autograd) and
+    times over by autograd; one score each where a matrix product scores them, ``kg_scoring.MATMUL``) and
     evaluation (one batch of queries against every entity, each candidate's embedding about three times over,
     RotatE's a score only), plus the entity embeddings with their gradient and Adam's moments, in float32,
     and a margin for the heap's growth over a long run on a large graph."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
     entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
-    negatives = entities if arguments.get("training_loop", "sLCWA").lower() == "lcwa" else _negatives(arguments)
+    negatives = entities if trains_lcwa(config) else _negatives(arguments)
     dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
     per_candidate = 1 if config["model"] == "RotatE" else dims  # RotatE's ranking: one score each (rotated_distances)
-    floats = max(TRAINING_COPIES * batch * (1 + negatives) * dims, EVALUATION_COPIES * config["eval_batch"] * entities * per_candidate)
+    trained = 1 if config.get("scorer") == kg_scoring.MATMUL else dims
+    floats = max(TRAINING_COPIES * batch * (1 + negatives) * trained, EVALUATION_COPIES * config["eval_batch"] * entities * per_candidate)
     parameters = PARAMETER_COPIES * entities * dims
     growth = HEAP_GROWTH_MB if entities > LARGE_GRAPH_ENTITIES else 0
     return BASE_MB + growth + 4 * (floats + parameters) / 2**20
@@ -359,10 +380,10 @@ DIFFERENCE_MODELS = ("TransE", "RotatE")  # pykeen scores every entity by a (bat
 def least_mb(config: dict[str, Any]) -> float:
     """The memory (MB) a run cannot train without: the one float32 (batch, entities, real dimensions) difference
     pykeen's TransE and RotatE build to score a training batch against every entity under LCWA (autograd keeps
-    more); 0 for the other models, for sLCWA and for the small graphs (a few hundred entities at most, no
-    ``kg_data.STATS``)."""
+    more); 0 for the other models, for sLCWA, for a batch scored by a matrix product (``kg_scoring.MATMUL``) and for
+    the small graphs (a few hundred entities at most, no ``kg_data.STATS``)."""
     arguments = pipeline_arguments(config)
-    if (config["model"] not in DIFFERENCE_MODELS or arguments.get("training_loop", "sLCWA").lower() != "lcwa"
+    if (config["model"] not in DIFFERENCE_MODELS or not trains_lcwa(config) or config.get("scorer") == kg_scoring.MATMUL
             or config["dataset"] not in kg_data.STATS):
         return 0.0
     dims = arguments["model_kwargs"]["embedding_dim"] * (2 if config["model"] in COMPLEX_MODELS else 1)

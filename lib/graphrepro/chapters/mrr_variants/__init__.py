@@ -32,8 +32,8 @@ PAGE = chapter_page(
     Param("negatives_cap", int, "most negatives per positive triple on WN18RR and FB15k-237 (0: the configuration's own)",
           {"smoke": 32, "standard": 0, "paper": 0}, minimum=0, maximum=100_000),
     Param("fast_check", bool, "train the small graphs' runs again on the fast path (subnormal floats read as zero, TuckER's "
-          "tails scored by one matrix product), the check that lets WN18RR and FB15k-237 take it (about 2 CPU-hours under "
-          "standard)", same(True)),
+          "and RotatE's tails scored by one matrix product), the check that lets WN18RR and FB15k-237 take it (about 2 "
+          "CPU-hours under standard)", same(True)),
     Param("tolerance", float, "largest |difference| in MRR points (x 100) counted as 'no change' in a verdict",
           same(1.0), minimum=0, maximum=100),
     module=__name__,

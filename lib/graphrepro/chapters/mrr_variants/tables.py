@@ -298,6 +298,25 @@ def fast_frame(frame: pd.DataFrame, fast: pd.DataFrame) -> pd.DataFrame:
     return beside_frame(frame, fast, FAST)
 
 
+def borrowed_frame(runs: pd.DataFrame) -> pd.DataFrame:
+    """``fast_frame``'s rows for the check's borrowed settings (``configs.borrowed_twins``, records with a ``setting``):
+    test MRR (× 100, mean over seeds) on pykeen's path and on the fast path, per small graph, setting and model."""
+    if not len(runs):
+        return pd.DataFrame(columns=["paper", *FAST])
+    path = np.where(runs.denormals.notna(), "fast path", "pykeen's path")
+    label = [f"{KG_LABELS[d]}, {KG_LABELS[s]}'s setting" for d, s in zip(runs.dataset, runs.setting)]
+    means = (100 * runs.test_mrr).groupby([label, runs.model, path], sort=False).mean().unstack()
+    return means.reindex(columns=list(FAST)).assign(paper=math.nan)[["paper", *FAST]].rename_axis(["dataset", "model"])
+
+
+def fast_check_frame(page: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The fast path's check from its records (``configs.fast_grid``): ``fast_frame`` of the small graphs' twins, then
+    ``borrowed_frame`` of the large graphs' settings they borrow."""
+    borrowed = runs.setting.notna() if "setting" in runs else pd.Series(False, index=runs.index)
+    parts = [fast_frame(page, kg_frame(runs[~borrowed])), borrowed_frame(runs[borrowed])]
+    return pd.concat([p for p in parts if len(p)]) if any(len(p) for p in parts) else parts[0]
+
+
 def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
     """The fast path's fidelity check in words: its largest MRR difference and what the records decide for the large graphs."""
     if not params["fast_check"]:
@@ -305,7 +324,7 @@ def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
     gaps = (beside["pykeen's path"] - beside["fast path"]).abs().dropna() if len(beside) else pd.Series(dtype=float)
     passed = fast_passes(params)
     if passed is None:
-        planned = len({(c["dataset"], c["model"]) for c in fast_twins(params)})
+        planned = len({(c["dataset"], c.get("setting"), c["model"]) for c in fast_twins(params)})
         return f"not decided yet ({len(gaps)} of {planned} cells have both runs): the large graphs wait for it"
     (dataset, model), gap = gaps.idxmax(), gaps.max()
     verdict = "within it, so the large graphs take the fast path" if passed else "outside it, so the large graphs take pykeen's path"
