@@ -215,10 +215,10 @@ tables.beside_table(sampled)
 # same sums, added in another order; for RotatE under LCWA a difference, whose norm ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ gives
 # from one matrix product, rounded differently (many times faster on WN18RR, where a batch then fits in memory).
 # `python -m graphrepro bench --chapter mrr-variants` measures each. Over hundreds of epochs such last bits can add
-# up, so the large graphs take this fast path only if the small graphs' runs, trained again on it, each stay within
-# the page's tolerance of the runs above. No small graph's own RotatE trains the matrix product (it trains sLCWA, a
-# few negatives a triple), so where RotatE trains on WN18RR, UMLS trains RotatE's WN18RR setting on both paths too:
-# {glue:text}`mrr_variants_fast`.
+# up, so a model's runs on the large graphs take this fast path only if its small graphs' runs, trained again on it,
+# each stay within the page's tolerance of the runs above. No small graph's own RotatE trains the matrix product (it
+# trains sLCWA, a few negatives a triple), so where RotatE trains on WN18RR, UMLS trains RotatE's WN18RR setting on
+# both paths too: {glue:text}`mrr_variants_fast`.
 
 # %%
 fast_runs = configs.run(params, "fast")

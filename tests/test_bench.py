@@ -123,7 +123,7 @@ def test_optional_settings_split_a_kind_only_where_some_of_its_runs_carry_them(m
     negatives than the paper's runs draw, stays one kind whose difference is named."""
     slug = "mrr-variants"
     fewer, resolve = {"kgs": ["fb15k237"], "negatives_cap": 32, "large_kg_epochs": 20, "large_kg_models": ["RotatE"]}, pages.resolve
-    monkeypatch.setattr(pages.chapter_module(slug, "configs"), "fast_passes", lambda params: True)  # the large graphs are planned
+    monkeypatch.setattr(pages.chapter_module(slug, "configs"), "fast_passes", lambda params, model=None: True)  # the large graphs are planned
     monkeypatch.setattr(pages, "resolve", lambda s, p, **kw: resolve(s, p, **({**fewer, **kw} if p == "standard" else kw)))
     capped = [c for c in pages.chapter_module(slug, "configs").chapter_records(pages.resolve(slug, "standard"))[0]
               if c.get("model") == "RotatE"]
@@ -166,7 +166,7 @@ def test_runs_held_back_for_a_check_are_estimated_from_a_kept_bench_and_say_what
 
     slug = "mrr-variants"
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
-    monkeypatch.setattr(configs, "fast_passes", lambda params: None)
+    monkeypatch.setattr(configs, "fast_passes", lambda params, model=None: None)
     overrides = {"kgs": ["nations", "wn18rr"], "kg_models": ["ComplEx", "TuckER", "TransE", "RotatE"],
                  "large_kg_models": ["ComplEx", "TuckER", "TransE", "RotatE"]}
     complex_ = kg.make_config("wn18rr", "ComplEx", 0)

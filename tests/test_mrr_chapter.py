@@ -287,7 +287,7 @@ def test_knowledge_graph_rows_come_in_the_datasets_and_models_order():
 
 
 def test_the_plan_names_each_cells_configuration_and_its_reduced_epochs(monkeypatch):
-    monkeypatch.setattr(configs, "fast_passes", lambda params: True)  # the large graphs are planned once it is decided
+    monkeypatch.setattr(configs, "fast_passes", lambda params, model=None: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["umls", "wn18rr"], kg_models=["TransE", "TuckER"], large_kg_epochs=20,
                            large_kg_models=["TransE", "TuckER"])
     plan = configs.kg_plan(params)
@@ -331,7 +331,7 @@ def test_the_negatives_cap_touches_only_configurations_that_draw_more(monkeypatc
     capped = kg.make_config("fb15k237", "RotatE", 0, epochs=20, negatives=32)
     assert kg.pipeline_arguments(capped)["negative_sampler_kwargs"]["num_negs_per_pos"] == 32
     assert kg.pipeline_arguments(kg.make_config("fb15k237", "RotatE", 0))["negative_sampler_kwargs"]["num_negs_per_pos"] == 79
-    monkeypatch.setattr(configs, "fast_passes", lambda params: True)  # the large graphs are planned once it is decided
+    monkeypatch.setattr(configs, "fast_passes", lambda params, model=None: True)  # the large graphs are planned once it is decided
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "fb15k237"], negatives_cap=32, large_kg_models=list(kg.MODELS))
     planned = configs.kg_configs(params)
     if not any(c["dataset"] == "fb15k237" for c in planned):
@@ -547,7 +547,9 @@ def _write_mrr(config: dict, mrr: float) -> None:
                                        "config": config, "metrics": {"test_mrr": mrr}, "wall_s": 1.0})
 
 
-def test_the_large_graphs_take_the_fast_path_only_once_every_small_twin_is_recorded_within_tolerance(monkeypatch):
+def test_a_models_large_graph_runs_take_the_fast_path_only_once_its_small_twins_are_recorded_within_tolerance(monkeypatch):
+    """Each model's check decides its own large-graph runs: TransE's twin, recorded within tolerance, lets its runs
+    take the fast path while TuckER's still waits, then takes pykeen's path when its twin lands outside it."""
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"], kg_models=["TransE", "TuckER"], tolerance=1.0,
                            fast_check=True, large_kg_models=["TransE", "TuckER"])
@@ -559,11 +561,16 @@ def test_the_large_graphs_take_the_fast_path_only_once_every_small_twin_is_recor
     assert plain == [c for c in configs.kg_configs(params)]  # each twin's partner is the page's run
     for config, mrr in zip(plain + twins[:1], (0.40, 0.70, 0.405)):
         _write_mrr(config, mrr)
-    assert configs.fast_passes(params) is None  # TuckER's twin not yet recorded
-    _write_mrr(twins[1], 0.689)  # 1.1 points off: outside a tolerance of 1.0
-    assert configs.fast_passes(params) is False
+    assert configs.fast_passes(params) is None and configs.fast_passes(params, "TuckER") is None  # its twin not yet recorded
+    assert configs.fast_passes(params, "TransE") is True
     large = [c for c in configs.kg_configs(params) if c["dataset"] == "wn18rr"]
-    assert len(large) == 2 and not any("denormals" in c or "scorer" in c for c in large)
+    assert [(c["model"], c["denormals"]) for c in large] == [("TransE", kg.FLUSH)]  # TuckER's run waits
+    assert [c["model"] for c in configs.pending(params)["the fast path's check"]] == ["TuckER"]
+    _write_mrr(twins[1], 0.689)  # 1.1 points off: outside a tolerance of 1.0
+    assert configs.fast_passes(params) is False and configs.fast_passes(params, "TuckER") is False
+    large = [c for c in configs.kg_configs(params) if c["dataset"] == "wn18rr"]
+    assert [(c["model"], "denormals" in c or "scorer" in c) for c in large] == [("TransE", True), ("TuckER", False)]
+    assert configs.pending(params) == {}
     assert configs.fast_passes({**params, "tolerance": 1.2}) is True
     large = [c for c in configs.kg_configs({**params, "tolerance": 1.2}) if c["dataset"] == "wn18rr"]
     assert [kg.fast_fields(c) == {k: c[k] for k in ("denormals", "scorer") if k in c} for c in large] == [True, True]
@@ -606,10 +613,16 @@ def test_the_fast_note_says_what_the_check_decides():
     assert tables.fast_note(beside, params) == "not decided yet (1 of 2 cells have both runs): the large graphs wait for it"
     for config, mrr in zip(configs.fast_twins(params), (0.405, 0.689)):
         _write_mrr(kg.pykeens_path(config), 0.40 if config["model"] == "TransE" else 0.70)
+        if config["model"] == "TuckER":
+            assert tables.fast_note(beside, params) == ("the largest difference over 1 cells is 0.50 MRR points (TransE on Nations), against a "
+                                                        "tolerance of 1: within it for TransE, whose large-graph runs take the fast path; "
+                                                        "not decided yet for TuckER, whose large-graph runs wait for it")
         _write_mrr(config, mrr)
     beside = tables.fast_frame(frame, pd.concat([fast, pd.DataFrame({"dataset": ["nations"], "model": ["TuckER"], "mrr": [0.689]})]))
     assert tables.fast_note(beside, params) == ("the largest difference over 2 cells is 1.10 MRR points (TuckER on Nations), against a "
-                                                "tolerance of 1: outside it, so the large graphs take pykeen's path")
+                                                "tolerance of 1: within it for TransE, whose large-graph runs take the fast path; "
+                                                "outside it for TuckER, whose large-graph runs take pykeen's path")
+    assert tables.fast_note(beside, {**params, "tolerance": 0.1}).endswith(": outside it, so the large graphs take pykeen's path")
     for config, mrr in zip(configs.fast_twins(params), (0.40, 0.70)):
         _write_mrr(config, mrr)
     same = tables.fast_frame(frame, pd.DataFrame({"dataset": ["nations", "nations"], "model": ["TransE", "TuckER"], "mrr": [0.40, 0.70]}))
@@ -620,7 +633,7 @@ def test_the_fast_note_says_what_the_check_decides():
 
 def test_the_large_graphs_train_only_the_models_both_lists_name(monkeypatch):
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
-    monkeypatch.setattr(configs, "fast_passes", lambda params: True)
+    monkeypatch.setattr(configs, "fast_passes", lambda params, model=None: True)
     params = pages.resolve("mrr-variants", "standard", kgs=["nations", "wn18rr"])
     assert params["large_kg_models"] == ["ComplEx", "TuckER"]
     planned = {(c["dataset"], c["model"]) for c in configs.kg_configs(params)}

@@ -24,7 +24,8 @@ PAGE = chapter_page(
     Param("tucker_epochs", int, "TuckER's training epochs where it follows pykeen's defaults (UMLS; 0: kg_epochs); "
           "it costs 10-40 times the others' epoch there", {"smoke": 0, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
     Param("large_kg_models", str, "which of kg_models also train on WN18RR and FB15k-237 (Hoyt et al.'s setting there costs "
-          "about a day a run on one core for ComplEx and TuckER on the fast path, and days for the others: `bench`)",
+          "about a day a run on one core for ComplEx and TuckER on the fast path, days for the others, weeks for TransE on "
+          "WN18RR: `bench`)",
           {"smoke": list(vocabulary.KG_MODELS), "standard": ["ComplEx", "TuckER"], "paper": list(vocabulary.KG_MODELS)},
           vocabulary.KG_MODELS, many=True),
     Param("large_kg_epochs", int, "training epochs on WN18RR and FB15k-237 (0: the configuration's own)",

@@ -47,19 +47,20 @@ def kg_configs_on(params: dict[str, Any], datasets: list[str], fast: bool = Fals
 def kg_configs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Every model on every knowledge graph that can be had, every seed: Hoyt et al.'s configuration where they
     trained one (its own epochs unless the profile sets fewer; LCWA's cross-entropy as their pykeen computed it,
-    ``kg.MULTI_HOT``), pykeen's defaults elsewhere. The large graphs take the fast path (``kg.fast_fields``) once
-    ``fast_passes``, pykeen's where it failed, and wait while it is undecided."""
+    ``kg.MULTI_HOT``), pykeen's defaults elsewhere. A model's runs on the large graphs take the fast path
+    (``kg.fast_fields``) once ``fast_passes`` for it, pykeen's where it failed, and wait while it is undecided."""
     small = kg_configs_on(params, [d for d in params["kgs"] if d not in LARGE_KGS])
     large = [d for d in params["kgs"] if d in LARGE_KGS and is_available(d)]
-    passed = fast_passes(params) if large else None
-    return small + (kg_configs_on(params, large, fast=passed) if passed is not None else [])
+    paths = zip(kg_configs_on(params, large, fast=True), kg_configs_on(params, large))  # the same runs, in one order
+    return small + [fast if passed else plain for fast, plain in paths if (passed := fast_passes(params, fast["model"])) is not None]
 
 
 def pending(params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Runs the chapter will train that ``kg_configs`` holds back, by what they wait for: the large graphs while the
-    fast path's check is undecided, on the fast path (the one they take if it passes)."""
+    """Runs the chapter will train that ``kg_configs`` holds back, by what they wait for: a model's runs on the large
+    graphs while the fast path's check is undecided for it, on the fast path (the one they take if it passes)."""
     large = [d for d in params["kgs"] if d in LARGE_KGS and is_available(d)]
-    return {"the fast path's check": kg_configs_on(params, large, fast=True)} if large and fast_passes(params) is None else {}
+    waiting = [c for c in kg_configs_on(params, large, fast=True) if fast_passes(params, c["model"]) is None]
+    return {"the fast path's check": waiting} if waiting else {}
 
 
 def fast_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,17 +98,18 @@ def fast_grid(params: dict[str, Any]) -> list[dict[str, Any]]:
     return twins + [kg.pykeens_path(c) for c in twins if "setting" in c]
 
 
-def fast_passes(params: dict[str, Any]) -> bool | None:
-    """Whether the fast path keeps every small graph's test MRR (× 100) within the profile's tolerance of pykeen's,
-    from the records: None until both runs of every twin pair are recorded."""
-    return _fast_passes(json.dumps(params, sort_keys=True), store.stamp(CHAPTER))
+def fast_passes(params: dict[str, Any], model: str | None = None) -> bool | None:
+    """Whether the fast path keeps each of ``model``'s twins' test MRR (× 100; every model's when None) within the
+    profile's tolerance of pykeen's, from the records: None until both runs of each such pair are recorded, or where
+    there is none."""
+    return _fast_passes(json.dumps(params, sort_keys=True), store.stamp(CHAPTER), model)
 
 
-@functools.lru_cache(maxsize=8)
-def _fast_passes(check: str, stamp: tuple[str, int]) -> bool | None:
-    """``fast_passes`` for one set of parameters (JSON) and one state of the store."""
+@functools.lru_cache(maxsize=32)
+def _fast_passes(check: str, stamp: tuple[str, int], model: str | None) -> bool | None:
+    """``fast_passes`` for one set of parameters (JSON), one state of the store and one model."""
     params = json.loads(check)
-    keys = [(kg.EXPERIMENT.key(kg.pykeens_path(c)), kg.EXPERIMENT.key(c)) for c in fast_twins(params)]
+    keys = [(kg.EXPERIMENT.key(kg.pykeens_path(c)), kg.EXPERIMENT.key(c)) for c in fast_twins(params) if model in (None, c["model"])]
     wanted = {key for pair in keys for key in pair}
     found = {r["key"]: r["metrics"]["test_mrr"] for r in store.records(CHAPTER) if r["key"] in wanted}
     if not keys or len(found) < len(wanted):

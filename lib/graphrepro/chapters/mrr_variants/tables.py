@@ -317,19 +317,33 @@ def fast_check_frame(page: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([p for p in parts if len(p)]) if any(len(p) for p in parts) else parts[0]
 
 
+def _listed(names: list[str]) -> str:
+    """Names in words: "A", "A and B", "A, B and C"."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
 def fast_note(beside: pd.DataFrame, params: dict[str, Any]) -> str:
-    """The fast path's fidelity check in words: its largest MRR difference and what the records decide for the large graphs."""
+    """The fast path's fidelity check in words: its largest MRR difference and what the records decide, model by
+    model, for the large graphs."""
     if not params["fast_check"]:
         return "not trained under this profile (`fast_check` is off), so the large graphs would wait for it"
     gaps = (beside["pykeen's path"] - beside["fast path"]).abs().dropna() if len(beside) else pd.Series(dtype=float)
-    passed = fast_passes(params)
-    if passed is None:
-        planned = len({(c["dataset"], c.get("setting"), c["model"]) for c in fast_twins(params)})
+    twins = fast_twins(params)
+    decided = {m: fast_passes(params, m) for m in dict.fromkeys(c["model"] for c in twins)}
+    if set(decided.values()) == {None}:
+        planned = len({(c["dataset"], c.get("setting"), c["model"]) for c in twins})
         return f"not decided yet ({len(gaps)} of {planned} cells have both runs): the large graphs wait for it"
     (dataset, model), gap = gaps.idxmax(), gaps.max()
-    verdict = "within it, so the large graphs take the fast path" if passed else "outside it, so the large graphs take pykeen's path"
     largest = (f"the largest difference over {len(gaps)} cells is {gap:.2f} MRR points ({model} on {dataset})" if round(gap, 2)
                else f"all {len(gaps)} cells have the same MRR on both paths to two decimals")
+    if len(set(decided.values())) == 1:
+        verdict = "within it, so the large graphs take the fast path" if all(decided.values()) else "outside it, so the large graphs take pykeen's path"
+    else:
+        outcomes = ((True, "within it for {}, whose large-graph runs take the fast path"),
+                    (False, "outside it for {}, whose large-graph runs take pykeen's path"),
+                    (None, "not decided yet for {}, whose large-graph runs wait for it"))
+        verdict = "; ".join(text.format(_listed([m for m, d in decided.items() if d is outcome]))
+                            for outcome, text in outcomes if outcome in decided.values())
     return f"{largest}, against a tolerance of {params['tolerance']:g}: {verdict}"
 
 
