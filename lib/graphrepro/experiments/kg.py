@@ -44,8 +44,8 @@ HALF_UNCHANGED = "half unchanged"
 FLUSH = "flush"
 FAST_FIELDS = ("denormals", "scorer")  # the config fields of the fast path (``fast_fields``)
 # the models a run may score by one matrix product (``kg_scoring.MATMUL``): TuckER in training and ranking, RotatE in
-# training under LCWA (it always ranks so, and sLCWA's few negatives per triple leave no all-entities product)
-MATMUL_MODELS = ("TuckER", "RotatE")
+# training under LCWA only (it always ranks so, and sLCWA's few negatives per triple leave no all-entities product)
+MATMUL_MODELS, MATMUL_UNDER_LCWA = ("TuckER",), ("RotatE",)
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -75,8 +75,8 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
     if "scorer" in config and (config["scorer"] != kg_scoring.MATMUL or not by_matmul(config)):
-        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for TuckER, "
-                         "and for RotatE where it trains LCWA")
+        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for {', '.join(MATMUL_MODELS)}, "
+                         f"and for {', '.join(MATMUL_UNDER_LCWA)} where it trains LCWA")
     if config.get("denormals", FLUSH) != FLUSH:
         raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
@@ -86,8 +86,9 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
 
 
 def by_matmul(config: dict[str, Any]) -> bool:
-    """Whether one matrix product can score a config's queries where pykeen does otherwise (``MATMUL_MODELS``)."""
-    return config["model"] == "TuckER" or (config["model"] in MATMUL_MODELS and trains_lcwa(config))
+    """Whether one matrix product can score a config's queries where pykeen does otherwise (``MATMUL_MODELS``,
+    ``MATMUL_UNDER_LCWA``)."""
+    return config["model"] in MATMUL_MODELS or (config["model"] in MATMUL_UNDER_LCWA and trains_lcwa(config))
 
 
 def trains_lcwa(config: dict[str, Any]) -> bool:
