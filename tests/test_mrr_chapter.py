@@ -555,7 +555,7 @@ def test_a_models_large_graph_runs_take_the_fast_path_only_once_its_small_twins_
                            fast_check=True, large_kg_models=["TransE", "TuckER"])
     twins = configs.fast_twins(params)
     assert [(c["dataset"], c["model"], c["denormals"], c.get("scorer")) for c in twins] == [
-        ("nations", "TransE", kg.FLUSH, None), ("nations", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
+        ("nations", "TransE", kg.FLUSH, kg_scoring.FUSED), ("nations", "TuckER", kg.FLUSH, kg_scoring.MATMUL)]
     assert configs.fast_passes(params) is None and {c["dataset"] for c in configs.kg_configs(params)} == {"nations"}  # waits
     plain = [kg.pykeens_path(c) for c in twins]
     assert plain == [c for c in configs.kg_configs(params)]  # each twin's partner is the page's run
@@ -680,22 +680,80 @@ def test_tucker_by_matmul_scores_every_tail_as_pykeens_tucker_does(monkeypatch):
         assert len(calls) == 4  # a single triple: pykeen's own step in both
 
 
+def test_transe_scores_every_entity_by_compiled_l1_kernels_as_pykeens_transe_does(monkeypatch):
+    """Under LCWA with the L1 norm, ``scorer: fused`` scores TransE's queries against every entity, tails and heads,
+    by ``l1_distances``, here in chunks of 10 of Kinships' 104 entities: pykeen's scores and gradients, summed in
+    another order, and the same top ranks; a distance of zero has the gradient pykeen's norm gives it (zero); a single
+    triple stays pykeen's; other models, and TransE under sLCWA, refuse the scorer."""
+    from pykeen.models import TransE
+
+    monkeypatch.setattr(kg_scoring, "CHUNK_FLOATS", 10 * 256)  # 10 entities of 256 dimensions a chunk
+    calls, distances = [], kg_scoring.l1_distances
+    monkeypatch.setattr(kg_scoring, "l1_distances", lambda a, c: calls.append(a.requires_grad) or distances(a, c))
+    config = kg.make_config("kinships", "TransE", 0, scorer=kg_scoring.FUSED)
+    arguments = kg.training_arguments(config)
+    assert arguments["model"] is kg_scoring.transe_all_entities() and arguments["training_loop"] == "lcwa"
+    assert kg.fast_fields(kg.make_config("wn18rr", "TransE", 0)) == {"denormals": kg.FLUSH, "scorer": kg_scoring.FUSED}
+    data = kg.prepare(config)
+    torch.manual_seed(0)
+    ours = arguments["model"](triples_factory=data["train"], **arguments["model_kwargs"])
+    theirs = TransE(triples_factory=data["train"], **arguments["model_kwargs"])
+    theirs.load_state_dict(ours.state_dict())
+    assert str(ours) == str(theirs)  # checkpoints' checksum
+    triples, targets = data["train"].mapped_triples[:32], torch.rand(32, data["train"].num_entities)
+    for score in (lambda m: m.score_t(triples[:, :2]), lambda m: m.score_h(triples[:, 1:])):
+        scores = []
+        for model in (ours, theirs):
+            model.zero_grad()
+            scores.append(score(model))
+            torch.nn.functional.binary_cross_entropy_with_logits(scores[-1], targets).backward()
+        torch.testing.assert_close(scores[0], scores[1], atol=1e-5, rtol=1e-5)
+        for mine, pykeens in zip(ours.parameters(), theirs.parameters()):
+            torch.testing.assert_close(mine.grad, pykeens.grad, atol=1e-5, rtol=1e-4)
+        with torch.no_grad():
+            top = [score(m).argsort(dim=1, descending=True, stable=True)[:, :5] for m in (ours, theirs)]
+        assert torch.equal(*top)
+    assert calls == [True, False, True, False]  # training with gradients, ranking without, each side
+    torch.testing.assert_close(ours.score_hrt(triples[:8]), theirs.score_hrt(triples[:8]))
+    assert len(calls) == 4  # a single triple: pykeen's own step
+    anchors = torch.randn(3, 8)
+    candidates = torch.cat([anchors[:1], torch.randn(4, 8)]).requires_grad_()  # candidate 0 at distance 0 of anchor 0
+    reference = candidates.detach().clone().requires_grad_()
+    distances(anchors, candidates).sum().backward()
+    (-(anchors[:, None] - reference[None]).abs().sum(-1)).sum().backward()
+    assert distances(anchors, candidates.detach())[0, 0] == 0
+    torch.testing.assert_close(candidates.grad, reference.grad)
+    with pytest.raises(ValueError, match="TransE where it trains LCWA"):
+        kg.make_config("nations", "ComplEx", 0, scorer=kg_scoring.FUSED)
+    with pytest.raises(ValueError, match="here none"):
+        kg.make_config("umls", "TransE", 0, scorer=kg_scoring.FUSED)  # pykeen's defaults: sLCWA
+
 def test_train_and_run_refuse_runs_this_machines_memory_cannot_hold_before_anything_trains(monkeypatch, capsys):
-    """On an 8 GB machine TransE on WN18RR (pending the fast check here) cannot build one batch's difference (RotatE,
-    scored by a matrix product on the fast path, can): `train` and `run` exit 2 naming it and write nothing; leaving
-    it out trains the rest."""
+    """On an 8 GB machine, runs on the fast path hold no (batch, entities, dimensions) difference (TransE's compiled
+    kernels, RotatE's matrix product), so nothing is refused while the check is pending. Once TransE's twins land
+    outside the tolerance, its WN18RR run takes pykeen's path and cannot build one batch's difference: `train` and
+    `run` exit 2 naming it and write nothing; leaving it out trains the rest."""
     from graphrepro.__main__ import main
 
     monkeypatch.setattr(configs, "is_available", lambda dataset: True)
     monkeypatch.setattr(grid, "machine_mb", lambda: 8 * 2**10)
-    for command in ("train", "run"):
-        assert main([command, "mrr-variants", "--profile", "smoke", "-p", "kgs", "wn18rr", "-p", "graphs", "cora"]) == 2
-        err = capsys.readouterr().err
-        assert "1 run(s) need more memory than this machine's 8 GB: TransE on wn18rr (at least 20 GB)" in err and "RotatE" not in err
-        assert not store.record_files(paper.CHAPTER)
     trained = []
     monkeypatch.setattr(configs, "_train", lambda params, desc, experiment, configs: trained.append(desc) or pd.DataFrame())
-    assert main(["train", "mrr-variants", "--profile", "smoke", "-p", "kgs", "wn18rr", "-p", "large_kg_models", "ComplEx,TuckER,RotatE"]) == 0
+    command = ["mrr-variants", "--profile", "smoke", "-p", "kgs", "nations,wn18rr", "-p", "graphs", "cora"]
+    assert main(["train", *command]) == 0 and configs.LARGE_GRID in trained  # the fast path, pending its check
+    params = pages.resolve("mrr-variants", "smoke", kgs=["nations", "wn18rr"], graphs=["cora"])
+    for twin in (c for c in configs.fast_twins(params) if c["model"] == "TransE"):  # 5 points apart: the check fails
+        _write_mrr(kg.pykeens_path(twin), 0.40)
+        _write_mrr(twin, 0.45)
+    assert configs.fast_passes(params, "TransE") is False
+    written = set(store.record_files(paper.CHAPTER))
+    for verb in ("train", "run"):
+        assert main([verb, *command]) == 2
+        err = capsys.readouterr().err
+        assert "1 run(s) need more memory than this machine's 8 GB: TransE on wn18rr (at least 20 GB)" in err and "RotatE" not in err
+        assert set(store.record_files(paper.CHAPTER)) == written
+    trained.clear()
+    assert main(["train", *command, "-p", "large_kg_models", "ComplEx,TuckER,RotatE"]) == 0
     assert configs.LARGE_GRID in trained
 
 

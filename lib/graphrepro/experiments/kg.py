@@ -46,6 +46,8 @@ FAST_FIELDS = ("denormals", "scorer")  # the config fields of the fast path (``f
 # the models a run may score by one matrix product (``kg_scoring.MATMUL``): TuckER in training and ranking, RotatE in
 # training under LCWA only (it always ranks so, and sLCWA's few negatives per triple leave no all-entities product)
 MATMUL_MODELS, MATMUL_UNDER_LCWA = ("TuckER",), ("RotatE",)
+# the models a run may score by compiled L1 kernels (``kg_scoring.FUSED``) where they train LCWA with the L1 norm
+FUSED_UNDER_LCWA = ("TransE",)
 
 
 def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[str, Any]:
@@ -55,8 +57,8 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     given) caps the negatives per positive triple below the configuration's own; ``ce_targets`` (only when given:
     ``MULTI_HOT``) trains LCWA's cross-entropy as pykeen 1.8 did; ``sampler`` (only when given: ``HALF_UNCHANGED``)
     draws sLCWA's negatives as pykeen's tree did in March 2022; ``denormals`` (only when given: ``FLUSH``) trains and
-    ranks with subnormal floats read as zero; ``scorer`` (only when given: ``kg_scoring.MATMUL``, where
-    ``by_matmul`` allows it) scores every tail by one matrix product."""
+    ranks with subnormal floats read as zero; ``scorer`` (only when given: the one ``fast_scorer`` names) scores
+    every entity without the (batch, entities, dimensions) tensor pykeen builds."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown knowledge graph {dataset!r}; choose from {DATASETS}")
     if model not in MODELS:
@@ -74,9 +76,11 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
-    if "scorer" in config and (config["scorer"] != kg_scoring.MATMUL or not by_matmul(config)):
-        raise ValueError(f"scorer {config['scorer']!r}: only {kg_scoring.MATMUL!r}, and only for {', '.join(MATMUL_MODELS)}, "
-                         f"and for {', '.join(MATMUL_UNDER_LCWA)} where it trains LCWA")
+    if "scorer" in config and config["scorer"] != fast_scorer(config):
+        raise ValueError(f"scorer {config['scorer']!r}: {kg_scoring.MATMUL!r} only for {', '.join(MATMUL_MODELS)}, and for "
+                         f"{', '.join(MATMUL_UNDER_LCWA)} where it trains LCWA; {kg_scoring.FUSED!r} only for "
+                         f"{', '.join(FUSED_UNDER_LCWA)} where it trains LCWA with the L1 norm; here "
+                         f"{fast_scorer(config) or 'none'}")
     if config.get("denormals", FLUSH) != FLUSH:
         raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
@@ -91,15 +95,27 @@ def by_matmul(config: dict[str, Any]) -> bool:
     return config["model"] in MATMUL_MODELS or (config["model"] in MATMUL_UNDER_LCWA and trains_lcwa(config))
 
 
+def fast_scorer(config: dict[str, Any]) -> str | None:
+    """How a config's run on the fast path scores every entity where pykeen builds a (batch, entities, dimensions)
+    tensor: ``kg_scoring.MATMUL`` (``by_matmul``), ``kg_scoring.FUSED`` (``FUSED_UNDER_LCWA`` with the L1 norm), or
+    None where pykeen's own scoring stays."""
+    if by_matmul(config):
+        return kg_scoring.MATMUL
+    if config["model"] in FUSED_UNDER_LCWA and trains_lcwa(config):
+        return kg_scoring.FUSED if pipeline_arguments(config).get("model_kwargs", {}).get("scoring_fct_norm") == 1 else None
+    return None
+
+
 def trains_lcwa(config: dict[str, Any]) -> bool:
     """Whether a config trains LCWA (each query scored against every entity), not sLCWA (a few negatives a triple)."""
     return pipeline_arguments(config).get("training_loop", "sLCWA").lower() == "lcwa"
 
 
 def fast_fields(config: dict[str, Any]) -> dict[str, str]:
-    """The fields of a config's run on the fast path: subnormal floats read as zero (``FLUSH``), and every tail scored
-    by one matrix product where that changes anything (``by_matmul``)."""
-    return {"denormals": FLUSH, **({"scorer": kg_scoring.MATMUL} if by_matmul(config) else {})}
+    """The fields of a config's run on the fast path: subnormal floats read as zero (``FLUSH``), and every entity scored
+    without pykeen's (batch, entities, dimensions) tensor where that changes anything (``fast_scorer``)."""
+    scorer = fast_scorer(config)
+    return {"denormals": FLUSH, **({"scorer": scorer} if scorer else {})}
 
 
 def pykeens_path(config: dict[str, Any]) -> dict[str, Any]:
@@ -155,13 +171,15 @@ def pipeline_arguments(config: dict[str, Any]) -> dict[str, Any]:
 
 def training_arguments(config: dict[str, Any]) -> dict[str, Any]:
     """``pipeline_arguments`` with the model class a run trains: RotatE ranking by ``kg_scoring.rotated_distances``
-    (and training so where the config says so, ``kg_scoring.MATMUL``), TuckER scoring by one matrix product where the
-    config says so."""
+    (and training so where the config says so, ``kg_scoring.MATMUL``), TuckER scoring by one matrix product and
+    TransE by ``kg_scoring.l1_distances`` where the config says so."""
     arguments = pipeline_arguments(config)
     if config["model"] == "RotatE":
         arguments["model"] = kg_scoring.rotate_all_entities(training=config.get("scorer") == kg_scoring.MATMUL)
     elif config.get("scorer") == kg_scoring.MATMUL:
         arguments["model"] = kg_scoring.tucker_by_matmul()
+    elif config.get("scorer") == kg_scoring.FUSED:
+        arguments["model"] = kg_scoring.transe_all_entities()
     return arguments
 
 
@@ -358,17 +376,17 @@ def own_negatives(config: dict[str, Any]) -> int:
 def peak_mb(config: dict[str, Any]) -> float:
     """A run's expected peak memory (MB): a base plus the larger working set of training (one batch's scored
     embeddings, batch × (1 + negatives) × real dimensions, every entity a negative under LCWA, kept about six
-    times over by autograd; one score each where a matrix product scores them, ``kg_scoring.MATMUL``) and
-    evaluation (one batch of queries against every entity, each candidate's embedding about three times over,
-    RotatE's a score only), plus the entity embeddings with their gradient and Adam's moments, in float32,
+    times over by autograd; one score each where a fast ``scorer`` scores them) and evaluation (one batch of
+    queries against every entity, each candidate's embedding about three times over, a score only for RotatE and
+    a fast ``scorer``), plus the entity embeddings with their gradient and Adam's moments, in float32,
     and a margin for the heap's growth over a long run on a large graph."""
     arguments = pipeline_arguments(config)
     batch = arguments["training_kwargs"].get("batch_size", 256)
     entities = kg_data.STATS[config["dataset"]].entities if config["dataset"] in kg_data.STATS else 0
     negatives = entities if trains_lcwa(config) else _negatives(arguments)
     dims = arguments.get("model_kwargs", {}).get("embedding_dim", 200) * (2 if config["model"] in COMPLEX_MODELS else 1)
-    per_candidate = 1 if config["model"] == "RotatE" else dims  # RotatE's ranking: one score each (rotated_distances)
-    trained = 1 if config.get("scorer") == kg_scoring.MATMUL else dims
+    trained = 1 if "scorer" in config else dims
+    per_candidate = 1 if config["model"] == "RotatE" else trained  # RotatE's ranking: one score each (rotated_distances)
     floats = max(TRAINING_COPIES * batch * (1 + negatives) * trained, EVALUATION_COPIES * config["eval_batch"] * entities * per_candidate)
     parameters = PARAMETER_COPIES * entities * dims
     growth = HEAP_GROWTH_MB if entities > LARGE_GRAPH_ENTITIES else 0
@@ -381,10 +399,10 @@ DIFFERENCE_MODELS = ("TransE", "RotatE")  # pykeen scores every entity by a (bat
 def least_mb(config: dict[str, Any]) -> float:
     """The memory (MB) a run cannot train without: the one float32 (batch, entities, real dimensions) difference
     pykeen's TransE and RotatE build to score a training batch against every entity under LCWA (autograd keeps
-    more); 0 for the other models, for sLCWA, for a batch scored by a matrix product (``kg_scoring.MATMUL``) and for
+    more); 0 for the other models, for sLCWA, for a batch scored by a fast ``scorer`` (``fast_scorer``) and for
     the small graphs (a few hundred entities at most, no ``kg_data.STATS``)."""
     arguments = pipeline_arguments(config)
-    if (config["model"] not in DIFFERENCE_MODELS or not trains_lcwa(config) or config.get("scorer") == kg_scoring.MATMUL
+    if (config["model"] not in DIFFERENCE_MODELS or not trains_lcwa(config) or "scorer" in config
             or config["dataset"] not in kg_data.STATS):
         return 0.0
     dims = arguments["model_kwargs"]["embedding_dim"] * (2 if config["model"] in COMPLEX_MODELS else 1)
