@@ -166,8 +166,8 @@ tables.kg_crosscheck(kgs_frame)
 # than the metric. UMLS has no paper MRR and is left out too. The size claims wait for
 # {glue:text}`mrr_variants_min_graphs` knowledge graphs with models that count (below); WN18RR and FB15k-237 train only under `paper`, since Hoyt et al.'s settings
 # there take about a day per model on one CPU core for ComplEx and TuckER on the faster path below, and days for TransE
-# and RotatE on FB15k-237 and for RotatE on WN18RR. TransE's WN18RR batches do not fit in 24 GB, and timed in parts
-# of a batch a run takes weeks of one core: it needs a GPU (the Cost page's benchmarks).
+# and RotatE (the Cost page's benchmarks). On pykeen's own path a batch of TransE or RotatE on WN18RR does not fit
+# in 24 GB; the faster path needs no such batch.
 
 # %% tags=["hide-input"]
 quality = tables.quality_frame(kgs_frame, params)
@@ -213,7 +213,9 @@ tables.beside_table(sampled)
 # they change a run's numbers only in its last bits. And pykeen scores a query against every tail by a
 # (batch, entities, dimensions) tensor: for TuckER a product that it then sums, which one matrix product does in the
 # same sums, added in another order; for RotatE under LCWA a difference, whose norm ‖a‖² + ‖c‖² − 2 Re⟨a, c⟩ gives
-# from one matrix product, rounded differently (many times faster on WN18RR, where a batch then fits in memory).
+# from one matrix product, rounded differently; for TransE under LCWA a difference whose L1 norm has no such form,
+# which loops compiled by `torch.compile` sum as they go, a cache-sized chunk of entities at a time, never holding the
+# tensor. Each is many times faster on WN18RR, where a batch then fits in memory.
 # `python -m graphrepro bench --chapter mrr-variants` measures each. Over hundreds of epochs such last bits can add
 # up, so a model's runs on the large graphs take this fast path only if its small graphs' runs, trained again on it,
 # each stay within the page's tolerance of the runs above. No small graph's own RotatE trains the matrix product (it

@@ -684,7 +684,8 @@ def test_transe_scores_every_entity_by_compiled_l1_kernels_as_pykeens_transe_doe
     """Under LCWA with the L1 norm, ``scorer: fused`` scores TransE's queries against every entity, tails and heads,
     by ``l1_distances``, here in chunks of 10 of Kinships' 104 entities: pykeen's scores and gradients, summed in
     another order, and the same top ranks; a distance of zero has the gradient pykeen's norm gives it (zero); a single
-    triple stays pykeen's; other models, and TransE under sLCWA, refuse the scorer."""
+    triple stays pykeen's; other models, and TransE under sLCWA, refuse the scorer, and so does a machine without a C++
+    compiler, saying which to install."""
     from pykeen.models import TransE
 
     monkeypatch.setattr(kg_scoring, "CHUNK_FLOATS", 10 * 256)  # 10 entities of 256 dimensions a chunk
@@ -727,6 +728,9 @@ def test_transe_scores_every_entity_by_compiled_l1_kernels_as_pykeens_transe_doe
         kg.make_config("nations", "ComplEx", 0, scorer=kg_scoring.FUSED)
     with pytest.raises(ValueError, match="here none"):
         kg.make_config("umls", "TransE", 0, scorer=kg_scoring.FUSED)  # pykeen's defaults: sLCWA
+    monkeypatch.setattr(kg_scoring.shutil, "which", lambda name: None)  # a machine without a C++ compiler
+    with pytest.raises(RuntimeError, match="needs a C\\+\\+ compiler: install g\\+\\+"):
+        kg_scoring._l1_kernels.__wrapped__()
 
 def test_train_and_run_refuse_runs_this_machines_memory_cannot_hold_before_anything_trains(monkeypatch, capsys):
     """On an 8 GB machine, runs on the fast path hold no (batch, entities, dimensions) difference (TransE's compiled

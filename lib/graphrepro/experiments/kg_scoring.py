@@ -5,6 +5,8 @@ single triple, a few negatives under sLCWA) stays pykeen's."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -97,7 +99,12 @@ def tucker_by_matmul() -> type:
 @lru_cache(maxsize=1)
 def _l1_kernels() -> tuple[Callable[..., torch.Tensor], ...]:
     """``l1_distances``'s three loops, compiled (torch.compile, inductor's C++) so that each sums as it goes: the
-    scores −‖a − c‖₁ (batch, n), and their gradients for the anchors and for the candidates, given the scores'."""
+    scores −‖a − c‖₁ (batch, n), and their gradients for the anchors and for the candidates, given the scores'.
+    Refused, with the reason, where no C++ compiler is found."""
+    if not any(shutil.which(c) for c in (os.environ.get("CXX", ""), "g++", "c++", "clang++") if c):
+        raise RuntimeError("TransE's fast path (scorer 'fused') compiles its kernels with torch.compile, which needs a C++ "
+                           "compiler: install g++ (apt-get install g++, or conda's cxx-compiler) or set CXX")
+
     def scores(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         return -(a[:, None, :] - c[None, :, :]).abs().sum(-1)
 

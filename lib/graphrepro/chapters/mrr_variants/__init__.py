@@ -24,8 +24,7 @@ PAGE = chapter_page(
     Param("tucker_epochs", int, "TuckER's training epochs where it follows pykeen's defaults (UMLS; 0: kg_epochs); "
           "it costs 10-40 times the others' epoch there", {"smoke": 0, "standard": 20, "paper": 0}, minimum=0, maximum=10_000),
     Param("large_kg_models", str, "which of kg_models also train on WN18RR and FB15k-237 (Hoyt et al.'s setting there costs "
-          "about a day a run on one core for ComplEx and TuckER on the fast path, days for the others, weeks for TransE on "
-          "WN18RR: `bench`)",
+          "about a day a run on one core for ComplEx and TuckER on the fast path, days for TransE and RotatE: `bench`)",
           {"smoke": list(vocabulary.KG_MODELS), "standard": ["ComplEx", "TuckER"], "paper": list(vocabulary.KG_MODELS)},
           vocabulary.KG_MODELS, many=True),
     Param("large_kg_epochs", int, "training epochs on WN18RR and FB15k-237 (0: the configuration's own)",
@@ -33,8 +32,8 @@ PAGE = chapter_page(
     Param("negatives_cap", int, "most negatives per positive triple on WN18RR and FB15k-237 (0: the configuration's own)",
           {"smoke": 32, "standard": 0, "paper": 0}, minimum=0, maximum=100_000),
     Param("fast_check", bool, "train the small graphs' runs again on the fast path (subnormal floats read as zero, TuckER's "
-          "and RotatE's tails scored by one matrix product), the check that lets WN18RR and FB15k-237 take it (about 2 "
-          "CPU-hours under standard)", same(True)),
+          "and RotatE's tails scored by one matrix product, TransE's by compiled L1 kernels), the check that lets WN18RR "
+          "and FB15k-237 take it (about 2 CPU-hours under standard)", same(True)),
     Param("tolerance", float, "largest |difference| in MRR points (x 100) counted as 'no change' in a verdict",
           same(1.0), minimum=0, maximum=100),
     module=__name__,

@@ -82,9 +82,6 @@ def kept_epoch_seconds(config: dict[str, Any], rows: list[dict[str, Any]]) -> fl
     return float(seconds) if seconds is not None else None
 
 
-SPEEDUP_MODELS = ("ComplEx", "TuckER", "RotatE")  # the models whose WN18RR setting is timed on both paths
-
-
 def _timed_epoch(config: dict[str, Any], memory_mb: float) -> tuple[float, int | None]:
     """``epoch_seconds`` of ``config`` and the part of a batch it was timed in (``probe_sub_batch``; None: whole)."""
     sub_batch = probe_sub_batch(config, memory_mb)
@@ -93,9 +90,8 @@ def _timed_epoch(config: dict[str, Any], memory_mb: float) -> tuple[float, int |
 
 def large_graph_rows() -> list[dict[str, Any]]:
     """Seconds per epoch of Hoyt et al.'s setting of every model on WN18RR and FB15k-237 on the fast path
-    (``kg.fast_fields``), and the hours of a run at its own epochs; on WN18RR, for ``SPEEDUP_MODELS``, also on
-    pykeen's path, and the ratio. A batch too large for this machine is timed in parts (``probe_sub_batch``), on
-    fewer triples."""
+    (``kg.fast_fields``), and the hours of a run at its own epochs; on WN18RR also on pykeen's path, and the ratio.
+    A batch too large for this machine is timed in parts (``probe_sub_batch``), on fewer triples."""
     rows, memory_mb = [], machine_mb()
     for dataset in LARGE_KGS:
         if not is_available(dataset):
@@ -103,8 +99,7 @@ def large_graph_rows() -> list[dict[str, Any]]:
             continue
         for config in configs.kg_configs_on(pages.resolve(CHAPTER, "paper", kg_seeds=1), [dataset], fast=True):
             fast, parts = _timed_epoch(config, memory_mb)
-            pykeens, pykeens_parts = (_timed_epoch(kg.pykeens_path(config), memory_mb) if dataset == "wn18rr" and config["model"] in SPEEDUP_MODELS
-                                      else (None, None))
+            pykeens, pykeens_parts = _timed_epoch(kg.pykeens_path(config), memory_mb) if dataset == "wn18rr" else (None, None)
             status = [f"{path} timed in parts of {n} queries: one batch's difference alone is {kg.least_mb(c) / 2**10:.0f} GB"
                       for path, n, c in (("the fast path", parts, config), ("pykeen's path", pykeens_parts, kg.pykeens_path(config))) if n]
             rows.append({"run": _large_run(config), "s, pykeen's path": pykeens, "s, fast path": fast,
