@@ -75,7 +75,7 @@ CHECK_GRAPHS = ("umls", "kinships", "nations")  # the small graph that borrows a
 
 
 def borrowed_twins(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """A large graph's setting whose matrix product (``kg.by_matmul``) no small graph's own runs train, on the fast
+    """A large graph's setting whose fast scorer (``kg.fast_scorer``) no small graph's own runs train, on the fast
     path, trained by a small graph (``CHECK_GRAPHS``) at that graph's epochs: RotatE's LCWA on WN18RR, where the
     small graphs' RotatE trains sLCWA. Its twin on pykeen's path trains in the check too (``fast_grid``)."""
     check = next((d for d in CHECK_GRAPHS if d in params["kgs"]), None)
