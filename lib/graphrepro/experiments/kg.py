@@ -76,11 +76,11 @@ def make_config(dataset: str, model: str, seed: int, **overrides: Any) -> dict[s
     if "ce_targets" in config and (config["ce_targets"] != MULTI_HOT or not lcwa_cross_entropy(config)):
         raise ValueError(f"ce_targets {config['ce_targets']!r}: only {MULTI_HOT!r}, and only for a published configuration "
                          "that trains LCWA with the cross-entropy loss")
-    if "scorer" in config and config["scorer"] != fast_scorer(config):
+    if "scorer" in config and config["scorer"] != (scorer := fast_scorer(config)):
         raise ValueError(f"scorer {config['scorer']!r}: {kg_scoring.MATMUL!r} only for {', '.join(MATMUL_MODELS)}, and for "
                          f"{', '.join(MATMUL_UNDER_LCWA)} where it trains LCWA; {kg_scoring.FUSED!r} only for "
                          f"{', '.join(FUSED_UNDER_LCWA)} where it trains LCWA with the L1 norm; here "
-                         f"{fast_scorer(config) or 'none'}")
+                         f"{scorer or 'none'}")
     if config.get("denormals", FLUSH) != FLUSH:
         raise ValueError(f"denormals {config['denormals']!r}: only {FLUSH!r}")
     if "sampler" in config and (config["sampler"] != HALF_UNCHANGED or not basic_sampler(config)):
@@ -101,9 +101,8 @@ def fast_scorer(config: dict[str, Any]) -> str | None:
     None where pykeen's own scoring stays."""
     if by_matmul(config):
         return kg_scoring.MATMUL
-    if config["model"] in FUSED_UNDER_LCWA and trains_lcwa(config):
-        return kg_scoring.FUSED if pipeline_arguments(config).get("model_kwargs", {}).get("scoring_fct_norm") == 1 else None
-    return None
+    l1 = pipeline_arguments(config).get("model_kwargs", {}).get("scoring_fct_norm") == 1
+    return kg_scoring.FUSED if config["model"] in FUSED_UNDER_LCWA and trains_lcwa(config) and l1 else None
 
 
 def trains_lcwa(config: dict[str, Any]) -> bool:

@@ -120,6 +120,12 @@ def _l1_kernels() -> tuple[Callable[..., torch.Tensor], ...]:
 CHUNK_FLOATS = 2**18  # the candidates ``_L1Scores`` sums over at a time: 1 MB of float32, which a core's cache holds
 
 
+def _chunks(c: torch.Tensor) -> list[slice]:
+    """The cache-sized chunks (``CHUNK_FLOATS``) of candidates ``c`` (n, d), as slices of its rows."""
+    step = max(1, CHUNK_FLOATS // c.shape[1])
+    return [slice(i, i + step) for i in range(0, len(c), step)]
+
+
 class _L1Scores(torch.autograd.Function):
     """−‖a − c‖₁ of every anchor against every candidate, forward and backward by ``_l1_kernels``, a cache-sized chunk
     of candidates at a time (``CHUNK_FLOATS``): each chunk is read once for all anchors, not once for each."""
@@ -127,20 +133,19 @@ class _L1Scores(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         ctx.save_for_backward(a, c)
-        scores, step = _l1_kernels()[0], max(1, CHUNK_FLOATS // c.shape[1])
-        return torch.cat([scores(a, c[i:i + step]) for i in range(0, len(c), step)], dim=1)
+        return torch.cat([_l1_kernels()[0](a, c[part]) for part in _chunks(c)], dim=1)
 
     @staticmethod
     def backward(ctx: Any, g: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         a, c = ctx.saved_tensors
         _, anchor_gradient, candidate_gradient = _l1_kernels()
-        step, anchors, candidates = max(1, CHUNK_FLOATS // c.shape[1]), torch.zeros_like(a), []
-        for i in range(0, len(c), step):
-            part, g_part = c[i:i + step], g[:, i:i + step].contiguous()
+        anchors, candidates = torch.zeros_like(a), []
+        for part in _chunks(c):
+            g_part = g[:, part].contiguous()
             if ctx.needs_input_grad[0]:
-                anchors += anchor_gradient(a, part.T.contiguous(), g_part)
+                anchors += anchor_gradient(a, c[part].T.contiguous(), g_part)
             if ctx.needs_input_grad[1]:
-                candidates.append(candidate_gradient(a, part, g_part))
+                candidates.append(candidate_gradient(a, c[part], g_part))
         return (anchors if ctx.needs_input_grad[0] else None, torch.cat(candidates) if ctx.needs_input_grad[1] else None)
 
 
